@@ -1,0 +1,44 @@
+# The two commands a newcomer needs:  make run   and   make test   (see README.md).
+PYTHON ?= python3.11
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PORT ?= 5000
+export PYTHONPATH := $(CURDIR)
+
+.PHONY: setup run serve test services demo bench clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (Python 3.11)"; exit 1; }
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements-dev.txt
+	touch $@
+
+# Embedded default: SQLite under instance/, jobs inline, demo packs imported, baselines scored.
+run: setup
+	$(PY) -m leaderboard db-upgrade
+	$(PY) -m leaderboard seed-demo
+	$(PY) -m flask --app app run --host 127.0.0.1 --port $(PORT)
+
+# Same, under gunicorn (what production runs).
+serve: setup
+	$(PY) -m leaderboard db-upgrade
+	$(VENV)/bin/gunicorn -w 2 -b 127.0.0.1:$(PORT) app:app
+
+services:
+	bash scripts/start-services.sh
+
+test: setup services
+	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+demo: setup
+	$(PY) -m leaderboard demo-packs --out packs
+
+bench: setup
+	$(PY) benchmarks/bench_metrics.py
+	$(PY) benchmarks/bench_scoring.py
+
+clean:
+	rm -rf instance packs .pytest_cache

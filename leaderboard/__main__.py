@@ -1,0 +1,3 @@
+from leaderboard.cli import main
+
+main()

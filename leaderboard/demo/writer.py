@@ -1,0 +1,89 @@
+"""Writes a pack in the contract's layout; shared by the demo generators and the pack builders."""
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import orjson
+import yaml
+
+
+def stable_fraction(*parts: object, seed: int = 0) -> float:
+    """A deterministic number in [0, 1) from the given parts (independent of row order)."""
+    h = hashlib.sha256(("\x1f".join(map(str, (seed, *parts)))).encode()).digest()
+    return int.from_bytes(h[:8], "big") / 2**64
+
+
+def assign_split(item_key: str, *, seed: int, dev_fraction: float = 0.3) -> str:
+    """'dev' or 'test' for an item (stable under re-ordering and re-running)."""
+    return "dev" if stable_fraction("split", item_key, seed=seed) < dev_fraction else "test"
+
+
+def assign_part(item_key: str, *, seed: int, private_fraction: float = 0.5) -> str:
+    """'public' or 'private' part of the test board for an item."""
+    return "private" if stable_fraction("part", item_key, seed=seed) < private_fraction else "public"
+
+
+class PackWriter:
+    """Streams items and labels of each split to disk; media paths are made relative to the pack.
+
+    Usage::
+
+        with PackWriter(out, meta, description=md, agreement=md) as w:
+            rel = w.media("image/0001.png")       # returns (relative path, absolute path)
+            w.add("test", item_row, label_row)     # label_row gets "part" on held-out splits
+    """
+
+    def __init__(self, root: Path, meta: dict, *, description: str, agreement: str):
+        self.root = Path(root)
+        if self.root.exists():
+            shutil.rmtree(self.root)
+        (self.root / "media").mkdir(parents=True)
+        self.meta = dict(meta)
+        self.meta.setdefault("splits", ["dev", "test"])
+        self.meta.setdefault("agreement", "agreement.md")
+        self.meta.setdefault("description", "description.md")
+        (self.root / self.meta["description"]).write_text(description, encoding="utf-8")
+        (self.root / self.meta["agreement"]).write_text(agreement, encoding="utf-8")
+        self._files: dict[tuple[str, str], object] = {}
+        self.counts: dict[str, int] = {}
+
+    def media(self, rel: str) -> tuple[str, Path]:
+        rel = rel.lstrip("/")
+        path = self.root / "media" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return f"media/{rel}", path
+
+    def _fh(self, split: str, what: str):
+        key = (split, what)
+        if key not in self._files:
+            d = self.root / "splits" / split
+            d.mkdir(parents=True, exist_ok=True)
+            self._files[key] = open(d / f"{what}.jsonl", "wb")
+        return self._files[key]
+
+    def add(self, split: str, item: dict, label: dict) -> None:
+        if item["id"] != label["id"]:
+            raise ValueError("item and label rows must share the id")
+        self._fh(split, "items").write(orjson.dumps(item) + b"\n")
+        self._fh(split, "labels").write(orjson.dumps(label) + b"\n")
+        self.counts[split] = self.counts.get(split, 0) + 1
+
+    def close(self) -> None:
+        for fh in self._files.values():
+            fh.close()
+        self._files.clear()
+        for split in self.meta["splits"]:  # a split with no rows still has (empty) files
+            d = self.root / "splits" / split
+            d.mkdir(parents=True, exist_ok=True)
+            for what in ("items", "labels"):
+                (d / f"{what}.jsonl").touch()
+        (self.root / "benchmark.yaml").write_text(
+            yaml.safe_dump(self.meta, sort_keys=False, allow_unicode=True), encoding="utf-8")
+
+    def __enter__(self) -> "PackWriter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

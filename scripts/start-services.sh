@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Starts what the test suite needs and is not running yet: PostgreSQL, Redis, the Docker engine,
+# and Chromium for the browser tests. Idempotent; run as root (as CI does).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" = 0 ]; then apt-get update -qq; apt_updated=1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+# PostgreSQL (trust auth on 127.0.0.1:5432)
+if ! pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then
+  command -v pg_ctlcluster >/dev/null || apt_install postgresql
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main start || true
+  for _ in $(seq 30); do pg_isready -h 127.0.0.1 -p 5432 -q && break; sleep 1; done
+fi
+
+# Redis (127.0.0.1:6379, nothing kept on disk)
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  command -v redis-server >/dev/null || apt_install redis-server
+  mkdir -p /var/lib/redis /var/log/redis
+  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/ci.log
+  for _ in $(seq 30); do redis-cli ping >/dev/null 2>&1 && break; sleep 0.5; done
+fi
+
+# Chromium for Playwright (the Python package drives /usr/bin/chromium; no browser download)
+[ -x /usr/bin/chromium ] || apt_install chromium
+
+# Docker engine without networking (containers always run with networking off)
+if [ -f scripts/start-docker.sh ]; then bash scripts/start-docker.sh; fi
+echo "services ready"
