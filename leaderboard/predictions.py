@@ -222,7 +222,7 @@ class _Collector:
 
     def _yesno(self, i: int, n: int, row: dict) -> None:
         ans, from_resp = self._answer_or_response(i, n, row, "yesno")
-        col = self.col("answer", np.int8, -1)
+        col = self.col("answer_yesno", np.int8, -1)
         self.col("from_response", bool, False)[i] = from_resp
         if ans is None:
             return
@@ -235,7 +235,7 @@ class _Collector:
 
     def _choice(self, i: int, n: int, row: dict) -> None:
         ans, from_resp = self._answer_or_response(i, n, row, "choice")
-        col = self.col("answer", "<U1", "")
+        col = self.col("answer_choice", "<U1", "")
         self.col("from_response", bool, False)[i] = from_resp
         if ans is None:
             return

@@ -111,7 +111,10 @@ def score_validated(pack: Pack, split: str, preds: PredictionSet, *, labels: Tab
         if not mods:
             continue
         rows = np.flatnonzero((task_col == task.key) & np.isin(modality, mods))
-        pred = {k: v[rows] for k, v in preds.columns.items() if k != "selected_bits"}
+        pred = {k: v[rows] for k, v in preds.columns.items()
+                if k != "selected_bits" and not k.startswith("answer_")}
+        if f"answer_{task.kind}" in preds.columns:  # typed per kind: yes/no int8, letters <U1
+            pred["answer"] = preds.columns[f"answer_{task.kind}"][rows]
         letters = ""
         if task.kind == "multiselect":
             letters = letters_of(pack, split, rows)

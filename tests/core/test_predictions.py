@@ -121,7 +121,7 @@ def test_response_extraction_and_unparsable(pack, tmp_path):
              {"id": "dev-a2", "response": "hmm"}, {"id": "dev-a3", "answer": "NO"}]
     ps = validate_predictions(pack, "dev", write_rows(tmp_path / "p.jsonl", rows))
     idx = pack.items("dev").index
-    ans = ps.columns["answer"]
+    ans = ps.columns["answer_yesno"]
     assert [ans[idx[f"dev-a{i}"]] for i in range(4)] == [0, 1, -1, 0]
     assert ps.unparsable == 1
 
@@ -144,7 +144,7 @@ def test_offline_format(pack, tmp_path):
     path.write_text(json.dumps(doc, indent=2))
     ps = validate_predictions(pack, "dev", path)
     assert ps.covered == [("ask", "image")]
-    assert ps.columns["answer"][items.index[ask[0]]] == 1
+    assert ps.columns["answer_yesno"][items.index[ask[0]]] == 1
     doc.pop("task")
     doc["responses"] = ["yes"] * 3
     path.write_text(json.dumps(doc))

@@ -1,0 +1,151 @@
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from leaderboard.benchmarks.base import Block, ScoringContext, TaskSpec
+from leaderboard.benchmarks.vct2 import SUBSET_GENERATORS, Vct2
+from leaderboard.demo import vct2 as demo
+from leaderboard.packs import load_pack
+from leaderboard.vai import FEATURES
+
+TASK = TaskSpec("detection", "detection", ("image",), "mean_accuracy")
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and ".cache" not in p.parts}
+
+
+def by(records):
+    return {(r.metric, tuple(sorted(r.slice.items()))): r for r in records}
+
+
+@pytest.fixture(scope="module")
+def pack_dir(tmp_path_factory):
+    return demo.generate(tmp_path_factory.mktemp("vct2") / "pack", seed=0)
+
+
+def hand_block(vai=None, score=None):
+    subset = np.array(["COCO_AI"] * 6 + ["Twitter_AI"] * 4)
+    gen = np.array(["", "", "SD 2.1", "SD 2.1", "SDXL", "SDXL", "", "", "SD 2.1", "SD 2.1"])
+    label = np.where(gen == "", "real", "fake")
+    dec = np.array([0, 1, 1, 1, 1, 0, 0, 0, 0, 0], dtype=bool)
+    s = np.full(10, np.nan) if score is None else np.asarray(score, float)
+    v = np.full(10, np.nan) if vai is None else np.asarray(vai, float)
+    truth = {"label": label, "subset": subset, "generator": gen, "vai": v}
+    pred = {"label": dec.astype(np.int8), "score": s, "decision": dec, "has_score": ~np.isnan(s)}
+    return Block(TASK, np.array([f"i{i}" for i in range(10)]), {}, truth, pred)
+
+
+def test_pack_validates_pairs_and_vai(pack_dir):
+    pack = load_pack(pack_dir)
+    pack.validate()
+    meta = yaml.safe_load((pack_dir / "benchmark.yaml").read_text())
+    assert set(meta["vai"]["subsets"]) == {"COCO_AI", "Twitter_AI"}
+    assert meta["vai"]["features"] == list(FEATURES)
+    groups: dict[tuple, list] = {}
+    for split in pack.splits:
+        lab = pack.labels(split)
+        for i in range(len(lab)):
+            key = (lab.decoded("subset")[i], int(lab.decoded("pair")[i]))
+            groups.setdefault(key, []).append((split, lab.decoded("label")[i],
+                                               lab.decoded("generator")[i], lab.decoded("vai")[i]))
+    assert len(groups) == 24 + 20
+    vai_real, vai_fake = [], []
+    for (subset, _), rows in groups.items():
+        assert len({r[0] for r in rows}) == 1  # a caption's images share the split
+        assert sorted(r[2] for r in rows) == sorted(("", *SUBSET_GENERATORS[subset]))
+        vai_real += [r[3] for r in rows if r[1] == "real"]
+        vai_fake += [r[3] for r in rows if r[1] == "fake"]
+    assert np.mean(vai_real) > np.mean(vai_fake)
+
+
+def test_items_reveal_no_label(pack_dir):
+    for split in ("dev", "test"):
+        text = (pack_dir / "splits" / split / "items.jsonl").read_text()
+        for line in text.splitlines():
+            assert set(json.loads(line)) == {"id", "task", "modality", "media"}
+        assert not any(w in text for w in ("fake", "real", "COCO", "caption", "vai"))
+
+
+def test_generator_is_deterministic(pack_dir, tmp_path):
+    assert snapshot(demo.generate(tmp_path / "again", seed=0)) == snapshot(pack_dir)
+
+
+def test_values_by_hand():
+    ctx = ScoringContext()
+    r = by(Vct2().score_block(hand_block(), ctx))
+    coco_sd = (("generator", "SD 2.1"), ("subset", "COCO_AI"))
+    assert r[("accuracy", coco_sd)].value == 0.75
+    assert r[("precision", coco_sd)].value == pytest.approx(2 / 3)
+    assert r[("recall", coco_sd)].value == 1.0 and r[("f_acc", coco_sd)].value == 1.0
+    assert r[("r_acc", coco_sd)].value == 0.5 and r[("accuracy", coco_sd)].n == 4
+    coco_xl = (("generator", "SDXL"), ("subset", "COCO_AI"))
+    assert r[("accuracy", coco_xl)].value == 0.5 and r[("precision", coco_xl)].value == 0.5
+    tw = (("generator", "SD 2.1"), ("subset", "Twitter_AI"))
+    assert r[("accuracy", tw)].value == 0.5 and r[("recall", tw)].value == 0.0
+    assert r[("precision", tw)].value is None  # nothing called fake: undefined, not 0
+    assert r[("mean_accuracy", (("subset", "COCO_AI"),))].value == 0.625
+    assert r[("mean_accuracy", ())].value == pytest.approx((0.75 + 0.5 + 0.5) / 3)
+    head = r[("mean_accuracy", ())]
+    assert head.ci_low <= head.value <= head.ci_high
+    assert r[("average_precision", coco_sd)].value is None
+    assert not any(m.startswith("vai") for m, _ in r)
+    assert any("Visual AI Index" in n for n in ctx.notes)
+
+
+def test_vai_records_by_hand():
+    vai = [0.9, 0.8, 0.2, 0.4, 0.6, 0.6, 0.7, 0.7, 0.1, 0.1]
+    extras = {"vai": {"features": list(FEATURES), "subsets": {"COCO_AI": {
+        "features": list(FEATURES), "weights": list(range(12))}}}}
+    r = by(Vct2().score_block(hand_block(vai), ScoringContext(extras=extras)))
+    assert r[("vai_mean", (("generator", "real"), ("subset", "COCO_AI")))].value == pytest.approx(0.85)
+    assert r[("vai_mean", (("generator", "SD 2.1"), ("subset", "COCO_AI")))].value == pytest.approx(0.3)
+    # two generators: VAI (0.3, 0.6) against accuracy (0.75, 0.5) -> rho = -1
+    assert r[("vai_accuracy_pearson", (("subset", "COCO_AI"),))].value == pytest.approx(-1.0)
+    assert ("vai_accuracy_pearson", (("subset", "Twitter_AI"),)) not in r  # one generator
+    assert r[("vai_weight", (("feature", FEATURES[3]), ("subset", "COCO_AI")))].value == 3.0
+
+
+def test_average_precision_per_cell_from_one_sort():
+    from leaderboard.metrics.ranking import average_precision
+
+    score = [0.2, 0.7, 0.9, 0.6, 0.65, 0.1, 0.5, 0.3, 0.4, 0.8]
+    b = hand_block(score=score)
+    r = by(Vct2().score_block(b, ScoringContext()))
+    s = np.array(score)
+    for subset, gen, rows in (("COCO_AI", "SD 2.1", [0, 1, 2, 3]), ("COCO_AI", "SDXL", [0, 1, 4, 5]),
+                              ("Twitter_AI", "SD 2.1", [6, 7, 8, 9])):
+        want = average_precision(y_true=b.truth["label"][rows] == "fake", y_score=s[rows])
+        got = r[("average_precision", (("generator", gen), ("subset", subset)))].value
+        assert got == pytest.approx(want)
+
+
+def test_prepare_recomputes_the_stored_vai(pack_dir, tmp_path):
+    pack = load_pack(pack_dir)
+    out = Vct2().prepare(pack, tmp_path / "prep")
+    assert json.loads((tmp_path / "prep" / "vai.json").read_text())["features"] == list(FEATURES)
+    for split in pack.splits:
+        lab, items = pack.labels(split), pack.items(split)
+        stored = lab.decoded("vai")
+        got = np.array([out["items"][i] for i in items.ids.tolist()])
+        np.testing.assert_allclose(got, stored, atol=1e-4)
+
+
+def test_end_to_end_perfect(pack_dir, tmp_path):
+    from leaderboard.scoring import score_predictions
+
+    pack = load_pack(pack_dir)
+    y = pack.labels("test").decoded("label")
+    path = tmp_path / "perfect.jsonl"
+    with open(path, "w") as fh:
+        for rid, lab in zip(pack.items("test").ids.tolist(), y.tolist()):
+            fh.write(json.dumps({"id": rid, "score": 0.9 if lab == "fake" else 0.1}) + "\n")
+    r = by(score_predictions(pack, "test", path).records)
+    assert r[("mean_accuracy", ())].value == 1.0
+    assert all(rec.value == 1.0 for (m, _), rec in r.items() if m == "average_precision")
+    assert {("subset",), ("generator", "subset"), ("feature", "subset")} <= {
+        tuple(k for k, _ in sl) for _, sl in r}
