@@ -1,0 +1,145 @@
+"""The judge interface: what every backend promises (benchmark spec, "Judges").
+
+A judge reads free text. It does two jobs:
+
+- `map_artifacts`: TriDF OEQ (section 3.4): map each response onto the 27-artifact taxonomy
+  (`leaderboard.taxonomy`), restricted to `candidates` when given (the item's modality).
+- `rate_explanations`: LOKI abnormal explanation (appendix C.2): rate each response against the
+  human annotation on the modality's rubric (`rubric.CRITERIA`), total normalized to 0-100.
+
+Every number a judge produces carries `identity` (``name@version``). The version changes whenever
+the prompts, thresholds, rules or model change, so a leaderboard column never mixes judges.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from leaderboard.judges import rubric
+from leaderboard.taxonomy import ARTIFACT_KEYS, validate_keys
+
+
+class JudgeError(RuntimeError):
+    """A judge could not produce an answer: endpoint down, malformed output after retries,
+    model files missing, unknown judge name. The message says which and what to check."""
+
+
+@dataclass(frozen=True)
+class ExplanationCase:
+    """One LOKI abnormal-explanation item: the response and the human annotation it is rated on.
+
+    `reference` is validated at construction (`rubric.normalize_reference`); `groups` holds the
+    normalized ``{group: (desc, ...)}`` form every backend reads.
+    """
+
+    item_id: str
+    response: str
+    modality: str
+    reference: Mapping
+    groups: Mapping[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.item_id, str) or not self.item_id:
+            raise ValueError(f"item_id must be a non-empty string, got {self.item_id!r}")
+        if not isinstance(self.response, str):
+            raise ValueError(f"response of item {self.item_id!r} must be a string, "
+                             f"got {type(self.response).__name__}")
+        groups = rubric.normalize_reference(self.reference, modality=self.modality)
+        object.__setattr__(self, "groups", MappingProxyType(groups))
+
+
+@dataclass(frozen=True)
+class ArtifactCase:
+    """One TriDF OEQ response to map. `candidates` must depend only on the item (its modality),
+    because cached mappings are keyed by item, response and judge, not by candidates."""
+
+    item_id: str
+    response: str
+    candidates: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.item_id, str) or not self.item_id:
+            raise ValueError(f"item_id must be a non-empty string, got {self.item_id!r}")
+        if not isinstance(self.response, str):
+            raise ValueError(f"response of item {self.item_id!r} must be a string")
+        if self.candidates is not None:
+            object.__setattr__(self, "candidates", tuple(check_candidates(self.candidates)))
+
+
+@dataclass(frozen=True)
+class Rating:
+    """Per-criterion scores on each criterion's own scale, and their total normalized to 0-100.
+
+    `refused` is True when the response refused or called the item authentic (all scores 0).
+    """
+
+    modality: str
+    scores: Mapping[str, float]
+    total: float
+    refused: bool = False
+    rationale: str | None = None
+
+    @classmethod
+    def from_scores(cls, scores: Mapping[str, float], *, modality: str, refused: bool = False,
+                    rationale: str | None = None) -> Rating:
+        total = rubric.total_of(scores, modality=modality)
+        crit = rubric.CRITERIA[modality]
+        clean = {name: round(float(scores[name]), 4) for name in crit}
+        return cls(modality, MappingProxyType(clean), round(total, 4), refused, rationale)
+
+    @classmethod
+    def refusal(cls, modality: str, rationale: str = "refused or called the item authentic"
+                ) -> Rating:
+        return cls.from_scores(rubric.zero_scores(modality), modality=modality, refused=True,
+                               rationale=rationale)
+
+    def as_dict(self) -> dict:
+        return {"modality": self.modality, "scores": dict(self.scores), "total": self.total,
+                "refused": self.refused, "rationale": self.rationale}
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> Rating:
+        return cls.from_scores(data["scores"], modality=data["modality"],
+                               refused=bool(data.get("refused", False)),
+                               rationale=data.get("rationale"))
+
+
+def check_candidates(candidates) -> list[str]:
+    """Validate candidate artifact keys (taxonomy order kept); ValueError on unknown keys."""
+    keys = validate_keys(candidates, what="candidates")
+    if not keys:
+        raise ValueError("candidates must name at least one artifact key")
+    return [k for k in ARTIFACT_KEYS if k in keys]
+
+
+class Judge:
+    """Base class of every judge backend. Subclasses set `name` and `version` and implement the
+    two methods; both return one result per input, in input order."""
+
+    name: str = ""
+    version: str = ""
+
+    @property
+    def identity(self) -> str:
+        return f"{self.name}@{self.version}"
+
+    def map_artifacts(self, responses: list[str], *, candidates: list[str] | None = None
+                      ) -> list[frozenset[str]]:
+        raise NotImplementedError
+
+    def rate_explanations(self, items: list[ExplanationCase]) -> list[Rating]:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.identity}>"
+
+
+def check_responses(responses) -> list[str]:
+    if isinstance(responses, str):
+        raise ValueError("responses must be a list of strings, got a single string")
+    responses = list(responses)
+    for i, r in enumerate(responses):
+        if not isinstance(r, str):
+            raise ValueError(f"responses[{i}] must be a string, got {type(r).__name__}")
+    return responses
