@@ -1,0 +1,83 @@
+"""Pinned extraction rules (../shared/specs/benchmarks.md): each tricky string and its answer."""
+import pytest
+
+from leaderboard import extract as X
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("yes", "yes"), ("No", "no"), ("YES.", "yes"), ("  no.  ", "no"),
+    ("y", "yes"), ("N.", "no"),
+    ("Yes, the image is AI-generated.", "yes"),
+    ("No, this looks real", "no"),
+    ("yes no", "yes"),                    # "yes" is checked first
+    ("no yes", "no"),                     # "yes" is not within the first 4 characters
+    ("Not sure", "no"),                   # the authors' rule: "no" inside "not" counts
+    ("I think yes", None),                # "yes" beyond the first 4 characters
+    ("Maybe", None), ("", None), ("   ", None),
+    ("nyes", "yes"),                      # "yes" within the first 4 characters wins
+    ("y.e.s", "yes"),                     # periods are dropped first
+    (None, None), (42, None),
+])
+def test_loki_yes_no(text, expected):
+    assert X.loki_yes_no(text) == expected
+
+
+OPTS = {"A": "The first image", "B": "The second image"}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("(A)", "A"), ("**B**", "B"), ("B.", "B"), ("A is the AI-generated one", "A"),
+    ("A", "A"), (" B \n", "B"),                            # a bare letter
+    ("(A) looks real, so the answer is (B)", "B"),         # several: the last one mentioned
+    ("**B** ... on reflection A.", "A"),
+    ("The answer is (C)", None),                           # not an option
+    ("Answer: B", None),                                   # "B" with no marker is not a marker
+    ("The second image is generated.", "B"),               # option text, exactly one
+    ("the first image, not the second image", None),       # both option texts appear
+    ("USA.", None),                                        # "A." inside a word does not count
+    ("a.", None),                                          # lower-case letters are not markers
+    ("", None),
+])
+def test_loki_choice(text, expected):
+    assert X.loki_choice(text, OPTS) == expected
+
+
+def test_loki_choice_rejects_bad_options():
+    with pytest.raises(ValueError, match="options"):
+        X.loki_choice("A", {})
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Yes", "yes"), ("no, the lighting is consistent", "no"), ("True.", "yes"), ("FALSE", "no"),
+    ("**Yes**, there is blur", "yes"), ("> No", "no"), ("\n\n  yes\nno", "yes"),
+    ("Yesterday it was fine", None), ("Nothing unusual", None), ("The answer is yes", None),
+    ("Truly fake", None), ("", None), (None, None),
+    ("no\nYes", "no"),                    # only the first line counts
+])
+def test_tridf_true_false(text, expected):
+    assert X.tridf_true_false(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("A", ["A"]), ("A, C", ["A", "C"]), ("C,A,C", ["A", "C"]), ("B and D", ["B", "D"]),
+    ("(A) (E)", ["A", "E"]), ("None of the options are correct", ["E"]), ("none", ["E"]),
+    ("A, none", ["A", "E"]), ("E. None", ["E"]),
+    ("Answer: D", ["D"]),                 # "Answer" is a word, D stands alone
+    ("F", None), ("ABC", None), ("nonetheless", None), ("a, c", None),
+    ("\nB\nA", ["B"]),                    # first non-empty line only
+    ("I pick B", ["B"]),                  # "I" is not an option letter
+    ("", None), (None, None),
+])
+def test_tridf_letters(text, expected):
+    assert X.tridf_letters(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Likely Manipulated\n- blur", "fake"), ("Likely Authentic", "real"), ("likely  authentic.", "real"),
+    ("Likely Authentic\n...\nFinal: Likely Manipulated", "fake"),      # from the last line upward
+    ("Likely Manipulated\nLikely Authentic\n- no artifacts", "real"),
+    ("Likely Authentic or Likely Manipulated? Likely Manipulated", "fake"),  # last in the line
+    ("Authentic", None), ("likely real", None), ("", None), (None, None),
+])
+def test_tridf_authenticity(text, expected):
+    assert X.tridf_authenticity(text) == expected
