@@ -1,0 +1,270 @@
+"""Inspect an uploaded ``docker save`` tarball before Docker ever sees it.
+
+One streaming pass over the (possibly gzipped) archive checks, in order of discovery:
+size caps (the file on disk, then the decompressed stream), member names (no absolute paths, no
+``..``, no duplicates, nothing below a link), member types (regular files, directories and links
+only: no devices, no FIFOs), links (symlinks and hard links must resolve to a file inside the
+archive: Docker >= 25 writes the legacy ``<id>/layer.tar`` paths as symlinks to ``blobs/``), the
+layers themselves (no device nodes, no ``..``), then the manifest: exactly one image, a config
+that is JSON for ``linux/amd64`` with one diff id per layer, and no ``VOLUME`` (Docker would back
+it with an unlimited host volume). The image id Docker will assign (sha256 of the config) is
+returned so ``engine.load_image`` can pin it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import posixpath
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .config import Limits
+from .errors import ImageRejected
+
+# Small files (manifests, configs) are kept in memory during the single pass; anything larger is
+# a layer. The budget bounds memory whatever the archive holds.
+_SMALL_FILE_BYTES = 1024 * 1024
+_SMALL_FILES_BUDGET = 32 * 1024 * 1024
+_MAX_MEMBERS = 100_000
+_MAX_LINK_HOPS = 16
+
+
+@dataclass(frozen=True)
+class TarballInfo:
+    """What inspection learned; ``image_id`` is ``"sha256:<hex>"`` of the image config."""
+
+    image_id: str
+    repo_tags: tuple[str, ...]
+    layers: tuple[str, ...]
+    compressed_bytes: int
+    uncompressed_bytes: int
+    architecture: str
+    os: str
+
+
+def inspect_tarball(path: str | os.PathLike[str], limits: Limits) -> TarballInfo:
+    """Check the archive at ``path``; raise ``ImageRejected`` naming the first broken rule."""
+    path = Path(path)
+    if not isinstance(limits, Limits):
+        raise TypeError(f"limits must be a harness.config.Limits, got {type(limits).__name__}")
+    try:
+        compressed = path.stat().st_size
+    except OSError as exc:
+        raise ImageRejected(f"cannot read the uploaded tarball: {exc.strerror}") from None
+    if compressed > limits.tarball_bytes:
+        raise ImageRejected(
+            f"tarball is {compressed} bytes, over the upload cap of {limits.tarball_bytes} bytes"
+        )
+    members, small, layer_ok, total = _scan(path, limits)
+    manifest = _load_json(small, "manifest.json", required=True)
+    entry = _single_image(manifest, small)
+    config_name = _resolve(entry["Config"], members, "Config")
+    config_bytes = small.get(config_name)
+    if config_bytes is None:
+        raise ImageRejected(f"image config {entry['Config']!r} is missing or larger than 1 MiB")
+    config = _parse_json(config_bytes, entry["Config"])
+    layers = tuple(_resolve(layer, members, "Layers") for layer in entry["Layers"])
+    for given, resolved in zip(entry["Layers"], layers):
+        if not layer_ok.get(resolved, False):
+            raise ImageRejected(f"layer {given!r} is not a tar archive")
+    if len(layers) > limits.max_layers:
+        raise ImageRejected(f"image has {len(layers)} layers, over the cap of {limits.max_layers}")
+    arch, os_name = _check_config(config, n_layers=len(layers))
+    return TarballInfo(
+        image_id="sha256:" + hashlib.sha256(config_bytes).hexdigest(),
+        repo_tags=tuple(entry.get("RepoTags") or ()),
+        layers=layers,
+        compressed_bytes=compressed,
+        uncompressed_bytes=total,
+        architecture=arch,
+        os=os_name,
+    )
+
+
+def _scan(path: Path, limits: Limits) -> tuple[dict[str, tarfile.TarInfo], dict[str, bytes], dict[str, bool], int]:
+    """One streaming pass: per-member checks, small files kept, every other file tried as a layer."""
+    members: dict[str, tarfile.TarInfo] = {}
+    small: dict[str, bytes] = {}
+    layer_ok: dict[str, bool] = {}
+    kept = total = 0
+    try:
+        with tarfile.open(path, mode="r|*") as tar:
+            for member in tar:
+                name = _check_name(member.name)
+                if name in members:
+                    raise ImageRejected(f"archive member {member.name!r} appears twice")
+                if len(members) >= _MAX_MEMBERS:
+                    raise ImageRejected(f"archive has more than {_MAX_MEMBERS} members")
+                total += member.size + 512
+                if total > limits.image_bytes:
+                    raise ImageRejected(
+                        f"archive expands to more than the image cap of {limits.image_bytes} bytes"
+                    )
+                _check_type(member)
+                members[name] = member
+                if not member.isreg():
+                    continue
+                fileobj = tar.extractfile(member)
+                assert fileobj is not None  # isreg() members always have data
+                if member.size <= _SMALL_FILE_BYTES and kept + member.size <= _SMALL_FILES_BUDGET:
+                    data = fileobj.read()
+                    small[name] = data
+                    kept += len(data)
+                    layer_ok[name] = _check_layer(_BytesReader(data), name)
+                else:
+                    layer_ok[name] = _check_layer(fileobj, name)
+    except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
+        raise ImageRejected(f"not a readable tar archive: {exc}") from None
+    _check_links(members)
+    return members, small, layer_ok, total
+
+
+def _check_name(raw: str) -> str:
+    if "\x00" in raw or raw.startswith("/") or raw.startswith("\\"):
+        raise ImageRejected(f"archive member {raw!r} has an absolute path")
+    parts = [p for p in raw.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise ImageRejected(f"archive member {raw!r} contains '..'")
+    if not parts:
+        raise ImageRejected(f"archive member {raw!r} has an empty name")
+    return "/".join(parts)
+
+
+def _check_type(member: tarfile.TarInfo) -> None:
+    if member.ischr() or member.isblk():
+        raise ImageRejected(f"archive member {member.name!r} is a device node")
+    if member.isfifo():
+        raise ImageRejected(f"archive member {member.name!r} is a FIFO")
+    if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
+        raise ImageRejected(f"archive member {member.name!r} has unsupported type {member.type!r}")
+
+
+def _link_target(name: str, member: tarfile.TarInfo) -> str:
+    """Archive-relative path a link points to, or ``ImageRejected`` if it leaves the archive."""
+    target = member.linkname
+    if target.startswith("/"):
+        raise ImageRejected(f"link {name!r} points to an absolute path {target!r}")
+    base = posixpath.dirname(name) if member.issym() else ""
+    joined = posixpath.normpath(posixpath.join(base, target))
+    if joined == ".." or joined.startswith("../") or joined in ("", "."):
+        raise ImageRejected(f"link {name!r} -> {target!r} points outside the archive")
+    return joined
+
+
+def _check_links(members: dict[str, tarfile.TarInfo]) -> None:
+    for name, member in members.items():
+        parent = posixpath.dirname(name)
+        while parent:
+            if parent in members and (members[parent].issym() or members[parent].islnk()):
+                raise ImageRejected(f"archive member {name!r} lies below the link {parent!r}")
+            parent = posixpath.dirname(parent)
+    for name, member in members.items():
+        if member.issym() or member.islnk():
+            _resolve(name, members, "link")
+
+
+def _resolve(name: Any, members: dict[str, tarfile.TarInfo], what: str) -> str:
+    """Follow links from ``name`` to a regular file inside the archive; return its name."""
+    if not isinstance(name, str):
+        raise ImageRejected(f"manifest field {what} must hold strings, got {name!r}")
+    current = _check_name(name)
+    for _ in range(_MAX_LINK_HOPS):
+        member = members.get(current)
+        if member is None:
+            raise ImageRejected(f"{what} {name!r} does not resolve to a file in the archive")
+        if member.isreg():
+            return current
+        if not (member.issym() or member.islnk()):
+            raise ImageRejected(f"{what} {name!r} resolves to a directory, not a file")
+        current = _link_target(current, member)
+    raise ImageRejected(f"{what} {name!r}: too many links in a chain")
+
+
+def _check_layer(fileobj: Any, name: str) -> bool:
+    """True when the file is a (possibly gzipped) tar; rejects device nodes and '..' inside it."""
+    try:
+        with tarfile.open(fileobj=fileobj, mode="r|*") as layer:
+            for entry in layer:
+                if entry.ischr() or entry.isblk():
+                    raise ImageRejected(f"layer {name!r} contains the device node {entry.name!r}")
+                if ".." in entry.name.split("/"):
+                    raise ImageRejected(f"layer {name!r} contains the path {entry.name!r} with '..'")
+    except ImageRejected:
+        raise
+    except (tarfile.TarError, EOFError, OSError, ValueError):
+        return False
+    return True
+
+
+class _BytesReader:
+    """Minimal non-seekable reader so small files take the same streaming path as big ones."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = memoryview(data)
+        self._pos = 0
+
+    def read(self, size: int = -1) -> bytes:
+        end = len(self._data) if size is None or size < 0 else min(len(self._data), self._pos + size)
+        chunk = bytes(self._data[self._pos:end])
+        self._pos = end
+        return chunk
+
+
+def _load_json(small: dict[str, bytes], name: str, *, required: bool) -> Any:
+    if name not in small:
+        if required:
+            raise ImageRejected(f"{name} is missing: upload the output of `docker save IMAGE`")
+        return None
+    return _parse_json(small[name], name)
+
+
+def _parse_json(data: bytes, name: str) -> Any:
+    try:
+        return json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ImageRejected(f"{name} is not valid JSON: {exc}") from None
+
+
+def _single_image(manifest: Any, small: dict[str, bytes]) -> dict[str, Any]:
+    if not isinstance(manifest, list) or not manifest:
+        raise ImageRejected("manifest.json must be a non-empty list of images")
+    if len(manifest) != 1:
+        raise ImageRejected(f"the tarball holds {len(manifest)} images; save exactly one")
+    entry = manifest[0]
+    if not isinstance(entry, dict) or not isinstance(entry.get("Config"), str):
+        raise ImageRejected("manifest.json entry has no Config path")
+    if not isinstance(entry.get("Layers"), list) or not entry["Layers"]:
+        raise ImageRejected("manifest.json entry has no Layers list")
+    tags = entry.get("RepoTags")
+    if tags is not None and not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)):
+        raise ImageRejected(f"manifest.json RepoTags must be a list of strings, got {tags!r}")
+    index = _load_json(small, "index.json", required=False)
+    if index is not None:
+        listed = index.get("manifests") if isinstance(index, dict) else None
+        if not isinstance(listed, list):
+            raise ImageRejected("index.json has no manifests list")
+        digests = {m.get("digest") for m in listed if isinstance(m, dict)}
+        if len(digests) != 1:
+            raise ImageRejected(f"index.json lists {len(digests)} images; save exactly one")
+    return entry
+
+
+def _check_config(config: Any, *, n_layers: int) -> tuple[str, str]:
+    if not isinstance(config, dict):
+        raise ImageRejected("image config must be a JSON object")
+    arch, os_name = config.get("architecture"), config.get("os")
+    if arch != "amd64" or os_name != "linux":
+        raise ImageRejected(f"image is for {os_name}/{arch}; build it for linux/amd64")
+    diff_ids = (config.get("rootfs") or {}).get("diff_ids") if isinstance(config.get("rootfs"), dict) else None
+    if not isinstance(diff_ids, list) or len(diff_ids) != n_layers:
+        raise ImageRejected(f"image config lists {diff_ids!r} diff ids for {n_layers} layers")
+    volumes = (config.get("config") or {}).get("Volumes") if isinstance(config.get("config"), dict) else None
+    if volumes:
+        raise ImageRejected(
+            f"image declares VOLUME {sorted(volumes)}; remove VOLUME lines (write to /tmp or /output)"
+        )
+    return arch, os_name

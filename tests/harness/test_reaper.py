@@ -1,0 +1,36 @@
+"""The reaper removes labelled containers past their deadline, and nothing else."""
+
+import pytest
+
+from harness import reap
+from harness.sandbox import LABEL_DEADLINE, LABEL_HARNESS, LABEL_SUBMISSION
+
+pytestmark = pytest.mark.docker
+
+
+def _container(client, image_id, labels):
+    container = client.containers.create(image_id, network_mode="none", labels=labels)
+    container.start()
+    return container
+
+
+def test_reap_removes_only_expired_harness_containers(docker_client, scenario_image):
+    image_id = scenario_image("sleep_forever")
+    expired = _container(docker_client, image_id, {LABEL_HARNESS: "1", LABEL_DEADLINE: "1000", LABEL_SUBMISSION: "s"})
+    broken = _container(docker_client, image_id, {LABEL_HARNESS: "1", LABEL_DEADLINE: "soon"})
+    alive = _container(docker_client, image_id, {LABEL_HARNESS: "1", LABEL_DEADLINE: "3000"})
+    other = _container(docker_client, image_id, {LABEL_DEADLINE: "1000"})
+    try:
+        removed = reap(docker_client, now=2000)
+        assert sorted(removed) == sorted([expired.id, broken.id])
+        remaining = {c.id for c in docker_client.containers.list(all=True)}
+        assert alive.id in remaining and other.id in remaining
+        assert expired.id not in remaining and broken.id not in remaining
+        assert reap(docker_client, now=2000) == []
+        assert reap(docker_client, now=5000) == [alive.id]
+    finally:
+        for container in (alive, other):
+            try:
+                container.remove(force=True)
+            except Exception:  # noqa: BLE001 - already reaped
+                pass
