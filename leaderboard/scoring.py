@@ -137,7 +137,7 @@ def score_validated(pack: Pack, split: str, preds: PredictionSet, *, labels: Tab
             if not complete:
                 out = [r for r in out if "modality" in r.slice]
             records.extend(out)
-            result.curves.extend(_curves(task, block, part))
+            result.curves.extend(_curves(task, block, part, complete))
         records.extend(bench.composite(records, ctx))
         result.parts[part] = records
     result.pending = list(ctx.pending)
@@ -153,23 +153,35 @@ def _rows_of(items: Table, ids: np.ndarray) -> np.ndarray:
     return np.fromiter((index[str(i)] for i in ids.tolist()), dtype=np.int64, count=len(ids))
 
 
-def _curves(task, block: Block, part: str) -> list[dict]:
-    """ROC and PR points for detection blocks where every row has a score (for plots)."""
+def _curves(task, block: Block, part: str, complete: bool) -> list[dict]:
+    """ROC and PR points for detection blocks where every row has a score (for plots).
+
+    One pair for the whole task (only when every modality is covered, as for records) and, for
+    tasks with several modalities, one pair per modality (slice ``{"modality": m}``).
+    """
     if task.kind != "detection" or "has_score" not in block.pred \
             or not block.pred["has_score"].all() or "label" not in block.truth:
         return []
     from leaderboard.metrics.ranking import pr_points, roc_points
 
-    y_true = block.truth["label"] == "fake"
-    if y_true.all() or not y_true.any():
-        return []
-    score = block.pred["score"]
+    y_all = block.truth["label"] == "fake"
+    score_all = block.pred["score"]
+    slices: list[tuple[dict, np.ndarray]] = []
+    if complete:
+        slices.append(({}, np.ones(len(y_all), dtype=bool)))
+    if len(task.modalities) > 1:
+        modality = block.item["modality"]
+        slices += [({"modality": m}, modality == m) for m in sorted(set(modality.tolist()))]
     out = []
-    for kind, fn in (("roc", roc_points), ("pr", pr_points)):
-        pts = fn(y_true=y_true, y_score=score)
-        if pts is None:
+    for slice_, rows in slices:
+        y_true, score = y_all[rows], score_all[rows]
+        if y_true.all() or not y_true.any():
             continue
-        out.append({"part": part, "task": task.key, "slice": {}, "kind": kind,
-                    "x": [round(float(v), 5) for v in pts.x],
-                    "y": [round(float(v), 5) for v in pts.y]})
+        for kind, fn in (("roc", roc_points), ("pr", pr_points)):
+            pts = fn(y_true=y_true, y_score=score)
+            if pts is None:
+                continue
+            out.append({"part": part, "task": task.key, "slice": slice_, "kind": kind,
+                        "x": [round(float(v), 5) for v in pts.x],
+                        "y": [round(float(v), 5) for v in pts.y]})
     return out

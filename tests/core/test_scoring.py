@@ -27,8 +27,9 @@ def test_perfect_dev_scores_one(pack, tmp_path):
     for task in ("detect", "ask", "pick", "arts"):
         assert value(res.records, task, "accuracy") == 1.0
     assert value(res.records, "detect", "accuracy", {"modality": "video"}) == 1.0
-    kinds = {(c["task"], c["kind"]) for c in res.curves}
-    assert kinds == {("detect", "roc"), ("detect", "pr")}
+    kinds = {(c["task"], c["kind"], tuple(c["slice"].items())) for c in res.curves}
+    assert kinds == {("detect", k, s) for k in ("roc", "pr")
+                     for s in ((), (("modality", "image"),), (("modality", "video"),))}
 
 
 def test_test_split_scores_each_part(pack, tmp_path):
