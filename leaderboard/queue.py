@@ -1,0 +1,105 @@
+"""Handing submissions to workers.
+
+`enqueue_scoring` writes the "queued" state (with a deadline) and commits *before* touching Redis,
+so a lost enqueue (Redis down, flushed, worker killed) leaves a row the reconciler will find; the
+database is the truth and the queue only carries work. Without ``REDIS_URL`` the job runs inline in
+the calling process (the embedded default).
+
+Every enqueue states its policy explicitly: ``job_timeout`` (SCORING_TIMEOUT_S), ``result_ttl``,
+``failure_ttl``, a `Retry` for transient failures (the job cancels retries for the others), and
+the JSON serializer (jobs carry only ids, never pickles).
+"""
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import timedelta
+
+import redis
+from flask import current_app
+from rq import Queue, Retry
+from rq.serializers import JSONSerializer
+from sqlalchemy import update
+
+from leaderboard.db import get_db
+from leaderboard.models import Submission, utcnow
+
+log = logging.getLogger(__name__)
+
+SCORING_QUEUE = "scoring"
+JOB_FUNC = "leaderboard.jobs.score_submission"
+RETRY = Retry(max=2, interval=[10, 60])
+
+
+def redis_connection(app=None) -> redis.Redis | None:
+    """The app's Redis connection, or None when jobs run inline."""
+    app = app or current_app
+    url = app.config.get("REDIS_URL")
+    if not url:
+        return None
+    conn = app.extensions.get("lb_redis")
+    if conn is None:
+        conn = app.extensions["lb_redis"] = redis.Redis.from_url(url)
+    return conn
+
+
+def get_queue(name: str = SCORING_QUEUE, app=None) -> Queue | None:
+    conn = redis_connection(app)
+    if conn is None:
+        return None
+    return Queue(name, connection=conn, serializer=JSONSerializer)
+
+
+def enqueue_scoring(submission_id: int) -> str:
+    """Mark the submission queued (committed), then enqueue it or run it inline.
+
+    Returns the job id. Never raises for queue trouble: the row stays "queued" with a deadline
+    and the reconciler re-queues it.
+    """
+    cfg = current_app.config
+    job_id = f"score-{submission_id}-{uuid.uuid4().hex[:8]}"
+    now = utcnow()
+    with get_db().scope() as session:
+        session.execute(
+            update(Submission)
+            .where(Submission.id == submission_id,
+                   Submission.status.in_(("received", "queued")))
+            .values(status="queued", queued_at=now, job_id=job_id,
+                    deadline_at=now + timedelta(seconds=cfg["QUEUE_DEADLINE_S"])))
+    queue = get_queue()
+    if queue is None:
+        _run_inline(submission_id)
+        return job_id
+    try:
+        queue.enqueue(JOB_FUNC, submission_id, job_id=job_id,
+                      job_timeout=cfg["SCORING_TIMEOUT_S"], result_ttl=cfg["JOB_RESULT_TTL_S"],
+                      failure_ttl=cfg["JOB_FAILURE_TTL_S"], retry=RETRY,
+                      description=f"score submission {submission_id}")
+    except redis.exceptions.RedisError:
+        log.warning("enqueue submission=%s failed; the reconciler will re-queue it",
+                    submission_id, exc_info=True)
+    return job_id
+
+
+def _run_inline(submission_id: int) -> None:
+    from leaderboard import jobs
+    try:
+        jobs.score_submission(submission_id)
+    except Exception:
+        # Already recorded on the row (failed, or queued for the reconciler); the web request
+        # that triggered it must not turn into a 500.
+        log.exception("inline job submission=%s raised", submission_id)
+
+
+def job_waiting(job_id: str | None) -> bool:
+    """True if ``job_id`` is still waiting in Redis (queued, scheduled or deferred)."""
+    conn = redis_connection()
+    if conn is None or not job_id:
+        return False
+    from rq.exceptions import NoSuchJobError
+    from rq.job import Job
+    try:
+        job = Job.fetch(job_id, connection=conn, serializer=JSONSerializer)
+    except NoSuchJobError:
+        return False
+    return job.get_status(refresh=False) in ("queued", "scheduled", "deferred")

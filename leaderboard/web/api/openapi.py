@@ -1,0 +1,218 @@
+"""The OpenAPI 3.1 document of ``/api/v1``, built from the app's URL map.
+
+Every ``/api/v1`` rule of the app appears: operations described here in full; any other one
+(a route added later) with its view's docstring and path parameters, so the document can never
+silently miss an endpoint (a test checks that every rule is present).
+"""
+from __future__ import annotations
+
+import re
+
+from flask import Flask
+
+_CONVERTER = re.compile(r"<(?:(\w+):)?(\w+)>")
+_TYPES = {"int": {"type": "integer"}, "float": {"type": "number"}}
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict, description: str = "OK") -> dict:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+_NULLABLE_NUM = {"type": ["number", "null"]}
+_ERRORS = {"400": _json(_ref("Error"), "Bad request (the message names the bad value)"),
+           "404": _json(_ref("Error"), "Not found")}
+_AUTH_ERRORS = {**_ERRORS, "401": _json(_ref("Error"), "Missing or unknown token")}
+_BOARD_QUERY = [
+    {"name": "modality", "in": "query", "schema": {"type": "string"},
+     "description": "one of the task's modalities"},
+    {"name": "slice", "in": "query", "schema": {"type": "string"},
+     "description": "slice key, e.g. 'subset=COCO_AI' (axis=value;axis=value)"},
+    {"name": "mode", "in": "query", "schema": {"enum": ["team", "all"], "default": "team"},
+     "description": "one row per team (selected or best submission) or every submission"}]
+_PAGING = [
+    {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "default": 1}},
+    {"name": "per_page", "in": "query",
+     "schema": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50}}]
+
+#: (endpoint, method) -> operation
+OPERATIONS: dict[tuple[str, str], dict] = {
+    ("api.list_benchmarks", "GET"): {
+        "summary": "List benchmarks", "tags": ["boards"],
+        "responses": {"200": _json({"type": "object", "properties": {
+            "benchmarks": {"type": "array", "items": _ref("Benchmark")}}})}},
+    ("api.get_benchmark", "GET"): {
+        "summary": "One benchmark and the URLs of its boards", "tags": ["boards"],
+        "responses": {"200": _json(_ref("Benchmark")), **_ERRORS}},
+    ("api.board_json", "GET"): {
+        "summary": "One page of a board (benchmark x task x split)", "tags": ["boards"],
+        "description": "Rows are ranked by the task's headline metric, then its secondary "
+                       "metrics, then the earliest submission; n/a ranks last. On the test "
+                       "split the public part is shown until the private part is revealed.",
+        "parameters": _BOARD_QUERY + _PAGING,
+        "responses": {"200": _json(_ref("Board")), **_ERRORS}},
+    ("api.board_csv", "GET"): {
+        "summary": "A whole board as CSV (formula-safe cells)", "tags": ["boards"],
+        "parameters": _BOARD_QUERY,
+        "responses": {"200": {"description": "CSV, one row per board row",
+                              "content": {"text/csv": {"schema": {"type": "string"}}}},
+                      **_ERRORS}},
+    ("api.list_modalities", "GET"): {
+        "summary": "Modalities that have a board", "tags": ["boards"],
+        "responses": {"200": _json({"type": "object", "properties": {"modalities": {
+            "type": "array", "items": {"type": "object", "properties": {
+                "modality": {"type": "string"}, "url": {"type": "string"}}}}}})}},
+    ("api.modality_json", "GET"): {
+        "summary": "Per-modality board: headline per task and mean-rank aggregate",
+        "tags": ["boards"], "responses": {"200": _json(_ref("ModalityBoard")), **_ERRORS}},
+    ("api.openapi", "GET"): {
+        "summary": "This document", "tags": ["meta"],
+        "responses": {"200": _json({"type": "object"})}},
+    ("api.create_submission", "POST"): {
+        "summary": "Upload a predictions file (JSONL or JSONL.gz) for scoring",
+        "tags": ["submissions"], "security": [{"bearerAuth": []}],
+        "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
+            "type": "object", "required": ["file", "benchmark", "split", "method_name"],
+            "properties": {"file": {"type": "string", "contentMediaType":
+                                    "application/octet-stream"},
+                           "benchmark": {"type": "string"}, "split": {"type": "string"},
+                           "method_name": {"type": "string"},
+                           "description": {"type": "string"},
+                           "paper_url": {"type": "string"}, "code_url": {"type": "string"},
+                           "is_public": {"type": "boolean"}}}}}},
+        "responses": {"202": _json(_ref("SubmissionStatus"), "Accepted; poll status_url"),
+                      **_AUTH_ERRORS,
+                      "413": _json(_ref("Error"), "File larger than the upload limit"),
+                      "429": _json(_ref("Error"), "Daily quota used up")}},
+    ("api.get_submission", "GET"): {
+        "summary": "A submission's status (failure details for its team)",
+        "tags": ["submissions"], "security": [{"bearerAuth": []}, {}],
+        "responses": {"200": _json(_ref("SubmissionStatus")), **_AUTH_ERRORS}},
+    ("api.list_submissions", "GET"): {
+        "summary": "The caller's team's submissions, newest first", "tags": ["submissions"],
+        "security": [{"bearerAuth": []}],
+        "parameters": [{"name": "limit", "in": "query",
+                        "schema": {"type": "integer", "minimum": 1, "maximum": 200}}],
+        "responses": {"200": _json({"type": "object", "properties": {"submissions": {
+            "type": "array", "items": _ref("SubmissionStatus")}}}), **_AUTH_ERRORS}},
+}
+
+SCHEMAS = {
+    "Error": {"type": "object", "required": ["error", "message"], "properties": {
+        "error": {"type": "string"}, "message": {"type": "string"},
+        "problems": {"type": "array", "items": _ref("Problem")},
+        "total_problems": {"type": "integer"}}},
+    "Problem": {"type": "object", "properties": {
+        "line": {"type": ["integer", "null"]}, "field": {"type": ["string", "null"]},
+        "file": {"type": ["string", "null"]}, "message": {"type": "string"}}},
+    "Task": {"type": "object", "properties": {
+        "key": {"type": "string"}, "kind": {"type": "string"}, "title": {"type": "string"},
+        "modalities": {"type": "array", "items": {"type": "string"}},
+        "headline": {"type": "string"},
+        "secondary": {"type": "array", "items": {"type": "string"}}}},
+    "MetricSpec": {"type": "object", "properties": {
+        "title": {"type": "string"}, "higher_is_better": {"type": "boolean"},
+        "fmt": {"enum": ["pct", "num", "signed"]}, "lower": _NULLABLE_NUM,
+        "upper": _NULLABLE_NUM}},
+    "Benchmark": {"type": "object", "properties": {
+        "key": {"type": "string"}, "title": {"type": "string"}, "version": {"type": "string"},
+        "tasks": {"type": "array", "items": _ref("Task")},
+        "modalities": {"type": "array", "items": {"type": "string"}},
+        "splits": {"type": "array", "items": {"type": "string"}},
+        "metrics": {"type": "object", "additionalProperties": _ref("MetricSpec")},
+        "private_revealed": {"type": "boolean"}, "submissions_open": {"type": "boolean"}}},
+    "Cell": {"type": "object", "properties": {
+        "value": _NULLABLE_NUM, "ci_low": _NULLABLE_NUM, "ci_high": _NULLABLE_NUM,
+        "n": {"type": "integer"}}},
+    "Column": {"type": "object", "properties": {
+        "metric": {"type": "string"}, "title": {"type": "string"},
+        "higher_is_better": {"type": "boolean"}, "arrow": {"type": "string"},
+        "fmt": {"type": "string"}}},
+    "BoardRow": {"type": "object", "properties": {
+        "rank": {"type": ["integer", "null"], "description": "null for baselines and "
+                                                             "disqualified rows"},
+        "submission_id": {"type": "integer"},
+        "team": {"type": "object", "properties": {"id": {"type": ["integer", "null"]},
+                                                  "name": {"type": "string"}}},
+        "method_name": {"type": "string"}, "created_at": {"type": "string",
+                                                          "format": "date-time"},
+        "is_baseline": {"type": "boolean"}, "baseline_kind": {"type": ["string", "null"]},
+        "selected": {"type": "boolean"}, "disqualified_reason": {"type": ["string", "null"]},
+        "values": {"type": "object", "additionalProperties": _ref("Cell")}}},
+    "Board": {"type": "object", "properties": {
+        "benchmark": {"type": "string"}, "task": _ref("Task"), "split": {"type": "string"},
+        "part": {"enum": ["all", "public", "private"]}, "modality": {"type": ["string", "null"]},
+        "slice_key": {"type": "string"}, "slices": {"type": "array",
+                                                    "items": {"type": "string"}},
+        "mode": {"enum": ["team", "all"]}, "primary": {"type": "string"},
+        "rule": {"type": "string"}, "columns": {"type": "array", "items": _ref("Column")},
+        "rows": {"type": "array", "items": _ref("BoardRow")}, "page": {"type": "integer"},
+        "per_page": {"type": "integer"}, "total": {"type": "integer"},
+        "pages": {"type": "integer"}}},
+    "ModalityBoard": {"type": "object", "properties": {
+        "modality": {"type": "string"}, "rule": {"type": "string"},
+        "columns": {"type": "array", "items": {"type": "object"}},
+        "rows": {"type": "array", "items": {"type": "object", "properties": {
+            "rank": {"type": ["integer", "null"]}, "team": {"type": "object"},
+            "mean_rank": _NULLABLE_NUM, "entries": {"type": "integer"},
+            "cells": {"type": "object"}}}},
+        "baselines": {"type": "array", "items": {"type": "object"}}}},
+    "SubmissionStatus": {"type": "object", "properties": {
+        "id": {"type": "integer"}, "benchmark": {"type": "string"}, "split": {"type": "string"},
+        "method_name": {"type": "string"},
+        "status": {"enum": ["received", "queued", "scoring", "scored", "failed"]},
+        "is_public": {"type": "boolean"}, "team": {"type": ["string", "null"]},
+        "created_at": {"type": ["string", "null"]}, "finished_at": {"type": ["string", "null"]},
+        "failure_reason": {"type": ["string", "null"]},
+        "problems": {"type": "array", "items": _ref("Problem")},
+        "status_url": {"type": "string"}}},
+}
+
+
+def openapi_path(rule: str) -> tuple[str, list[dict]]:
+    """Flask rule -> (OpenAPI path template, path parameters)."""
+    params = []
+
+    def sub(m: re.Match) -> str:
+        params.append({"name": m.group(2), "in": "path", "required": True,
+                       "schema": dict(_TYPES.get(m.group(1) or "", {"type": "string"}))})
+        return "{" + m.group(2) + "}"
+
+    return _CONVERTER.sub(sub, rule), params
+
+
+def build_document(app: Flask, *, prefix: str = "/api/v1") -> dict:
+    paths: dict[str, dict] = {}
+    for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
+        if not rule.rule.startswith(prefix + "/"):
+            continue
+        path, params = openapi_path(rule.rule)
+        for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
+            op = dict(OPERATIONS.get((rule.endpoint, method)) or _from_view(app, rule.endpoint))
+            op["operationId"] = rule.endpoint.split(".")[-1] + (
+                "" if method == "GET" else "_" + method.lower())
+            op["parameters"] = params + list(op.get("parameters", []))
+            if not op["parameters"]:
+                del op["parameters"]
+            paths.setdefault(path, {})[method.lower()] = op
+    return {"openapi": "3.1.0",
+            "info": {"title": "Synthetic-media detection leaderboard API", "version": "1",
+                     "description": "JSON under /api/v1; errors are {\"error\", \"message\"}. "
+                                    "Tokens: 'Authorization: Bearer <token>', created on the "
+                                    "team page."},
+            "servers": [{"url": "/"}], "paths": paths,
+            "components": {"schemas": SCHEMAS, "securitySchemes": {
+                "bearerAuth": {"type": "http", "scheme": "bearer"}}}}
+
+
+def _from_view(app: Flask, endpoint: str) -> dict:
+    doc = (app.view_functions[endpoint].__doc__ or endpoint).strip()
+    summary, _, rest = doc.partition("\n")
+    op = {"summary": summary.strip(), "responses": {"200": _json({"type": "object"}),
+                                                    **_ERRORS}}
+    if rest.strip():
+        op["description"] = " ".join(rest.split())
+    return op

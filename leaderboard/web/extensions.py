@@ -1,0 +1,14 @@
+"""Flask extensions, created unbound here and bound to an app in `create_app`."""
+from __future__ import annotations
+
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
+from flask_login import LoginManager
+from flask_wtf.csrf import CSRFProtect
+
+csrf = CSRFProtect()
+login_manager = LoginManager()
+login_manager.login_view = "auth.login"
+login_manager.login_message = "Please log in to see this page."
+login_manager.session_protection = "strong"
+limiter = Limiter(get_remote_address, default_limits=[])

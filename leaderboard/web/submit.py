@@ -1,0 +1,93 @@
+"""The upload form (with a progress bar) and "my submissions" (live status, failure reasons)."""
+from __future__ import annotations
+
+from flask import (Blueprint, current_app, flash, jsonify, redirect, render_template, request,
+                   url_for)
+from flask_login import current_user, login_required
+
+from leaderboard import queue
+from leaderboard.db import get_session
+from leaderboard.errors import ProblemList
+from leaderboard.models import Submission
+from leaderboard.services import ServiceError, benchmarks, submissions
+from leaderboard.web.errors import wants_json
+
+bp = Blueprint("submit", __name__)
+
+_FIELDS = ("benchmark", "split", "method_name", "description", "paper_url", "code_url")
+
+
+def _flag(value: str | None, default: bool) -> bool:
+    if value is None:
+        return default
+    return value.strip().lower() in ("1", "true", "yes", "on", "public")
+
+
+def accept_upload(user, form, files) -> Submission:
+    """Shared by the web form and ``POST /api/v1/submissions``: store, commit, enqueue.
+
+    Raises ServiceError (the error handlers turn it into a readable page or JSON).
+    """
+    upload = files.get("file")
+    if upload is None or not upload.filename:
+        problems = ProblemList()
+        problems.add("attach the predictions file (JSONL or JSONL.gz)", field="file")
+        raise ServiceError("no file was uploaded", problems)
+    cfg = current_app.config
+    session = get_session()
+    values = {k: (form.get(k) or "") for k in _FIELDS}
+    if not values["benchmark"]:
+        problems = ProblemList()
+        problems.add("required", field="benchmark")
+        raise ServiceError("choose a benchmark", problems)
+    sub = submissions.create_submission(
+        session, user=user, stream=upload.stream, data_dir=cfg["DATA_DIR"],
+        max_bytes=cfg["MAX_UPLOAD_MB"] * 1024 * 1024, default_quota=cfg["DAILY_QUOTA"],
+        is_public=_flag(form.get("is_public"), True), **values)
+    session.commit()  # the row exists before anything is enqueued: it can never be lost
+    queue.enqueue_scoring(sub.id)
+    session.refresh(sub)
+    return sub
+
+
+@bp.get("/submit")
+@login_required
+def form():
+    session = get_session()
+    benches = [b for b in benchmarks.list_benchmarks(session) if b.submissions_open]
+    quotas = {}
+    if current_user.team_id is not None:
+        for b in benches:
+            quotas[b.key] = submissions.quota_status(
+                session, current_user.team_id, b, default=current_app.config["DAILY_QUOTA"])
+    return render_template("submit/form.html", benchmarks=benches, quotas=quotas,
+                           selected=request.args.get("benchmark", ""),
+                           max_mb=current_app.config["MAX_UPLOAD_MB"])
+
+
+@bp.post("/submit")
+@login_required
+def upload():
+    sub = accept_upload(current_user, request.form, request.files)
+    status_url = url_for("api.get_submission", submission_id=sub.id)
+    if wants_json():
+        return jsonify({**submissions.status_dict(sub, owner=True),
+                        "status_url": status_url,
+                        "mine_url": url_for("submit.mine")}), 202
+    flash(f"Submission {sub.id} received; its status updates below.")
+    return redirect(url_for("submit.mine"))
+
+
+@bp.get("/submissions/mine")
+@login_required
+def mine():
+    session = get_session()
+    subs = []
+    quotas = {}
+    if current_user.team_id is not None:
+        subs = submissions.team_submissions(session, current_user.team_id)
+        for b in benchmarks.list_benchmarks(session):
+            quotas[b.key] = submissions.quota_status(
+                session, current_user.team_id, b, default=current_app.config["DAILY_QUOTA"])
+    return render_template("submit/mine.html", submissions=subs, quotas=quotas,
+                           failure_lines=submissions.failure_lines)

@@ -1,0 +1,54 @@
+"""The CLI client against a live server (werkzeug in a thread, jobs inline)."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+from click.testing import CliRunner
+from werkzeug.serving import make_server
+
+from leaderboard import client as lbclient
+
+
+@pytest.fixture
+def live_server(app):
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(10)
+    server.server_close()
+
+
+@pytest.fixture
+def db_url(sqlite_url):  # one backend is enough here: the API is tested on both elsewhere
+    return sqlite_url
+
+
+def test_client_submit_scored_and_failed(live_server, auth, imported, baseline_files, tmp_path):
+    token = auth.member()
+    runner = CliRunner()
+    res = runner.invoke(lbclient.main, [
+        "submit", "--benchmark", "syncred", "--split", "dev", "--server", live_server,
+        "--token", token, "--quiet", str(baseline_files["dev"])])
+    assert res.exit_code == 0, res.output
+    assert "scored: " in res.output
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"id": "zzz", "score": 3}\n')
+    res = runner.invoke(lbclient.main, [
+        "submit", "--benchmark", "syncred", "--split", "dev", "--server", live_server,
+        "--token", token, "--quiet", str(bad)])
+    assert res.exit_code == 1
+    assert "invalid predictions file" in res.output and "line 1" in res.output
+
+    res = runner.invoke(lbclient.main, [
+        "submit", "--benchmark", "nope", "--split", "dev", "--server", live_server,
+        "--token", token, "--quiet", str(bad)])
+    assert res.exit_code == 2 and "not_found" in res.output and "syncred" in res.output
+
+    res = runner.invoke(lbclient.main, [
+        "submit", "--benchmark", "syncred", "--split", "dev", "--server", live_server,
+        "--token", "lb_revoked", "--quiet", str(bad)])
+    assert res.exit_code == 2 and "unauthorized" in res.output

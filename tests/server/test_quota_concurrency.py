@@ -1,0 +1,37 @@
+"""Quotas under concurrent submissions: exactly the quota is accepted, on both databases."""
+from __future__ import annotations
+
+import io
+import threading
+
+from sqlalchemy import func, select
+
+from leaderboard.models import QuotaUsage, Submission
+
+
+def test_concurrent_uploads_take_exactly_the_quota(app, auth, imported, session):
+    app.config["DAILY_QUOTA"] = 3
+    token = auth.member()
+    n = 10
+    barrier = threading.Barrier(n)
+    codes: list[int] = []
+    lock = threading.Lock()
+
+    def worker():
+        client = app.test_client()
+        barrier.wait()
+        resp = client.post("/api/v1/submissions", data={
+            "benchmark": "syncred", "split": "dev", "method_name": "race",
+            "file": (io.BytesIO(b'{"id": "x"}\n'), "p.jsonl")},
+            headers={"Authorization": f"Bearer {token}"})
+        with lock:
+            codes.append(resp.status_code)
+
+    threads = [threading.Thread(target=worker) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(codes) == [202] * 3 + [429] * 7
+    assert session.scalar(select(func.count()).select_from(Submission)) == 3
+    assert session.scalar(select(QuotaUsage.count)) == 3
