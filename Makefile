@@ -31,7 +31,7 @@ services:
 	bash scripts/start-services.sh
 
 test: setup services
-	HARNESS_REQUIRE_DOCKER=1 $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+	LB_REQUIRE_SERVICES=1 HARNESS_REQUIRE_DOCKER=1 $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
 demo: setup
 	$(PY) -m leaderboard demo-packs --out packs

@@ -195,3 +195,7 @@ def _mount_server_commands() -> None:
 
 
 _mount_server_commands()
+
+from leaderboard.builders.cli import build_pack  # noqa: E402  (pack builders, core-only)
+
+main.add_command(build_pack)

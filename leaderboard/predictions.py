@@ -115,7 +115,7 @@ class _Collector:
             self._options[i] = self.items.value("options", i) or {}
         return self._options[i]
 
-    def add(self, n: int, row: dict) -> None:
+    def add(self, n: int | None, row: dict) -> None:
         p = self.problems
         rid = row.get("id")
         if not isinstance(rid, str):
@@ -126,8 +126,8 @@ class _Collector:
             p.add(f"unknown id {rid[:80]!r} (not in this split)", line=n, field="id")
             return
         if self.present[i]:
-            p.add(f"duplicate id {rid[:80]!r} (first seen on line {self.line[i]})", line=n,
-                  field="id")
+            first = f"line {self.line[i]}" if self.line[i] else "an earlier row"
+            p.add(f"duplicate id {rid[:80]!r} (first seen on {first})", line=n, field="id")
             return
         kind = self.kind_of_task[str(self.task[i])]
         allowed = KIND_FIELDS[kind]
@@ -141,7 +141,7 @@ class _Collector:
         getattr(self, f"_{kind}")(i, n, row)
         if p.total == before:
             self.present[i] = True
-            self.line[i] = n
+            self.line[i] = n or 0  # 0: rows that came from a ZIP member or the offline format
 
     # -- field checks --
     def _text(self, n: int, row: dict, name: str) -> str | None:
@@ -341,6 +341,8 @@ def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes]
     problems = ProblemList()
     col = _Collector(pack, split, problems)
     rows = 0
+    if pack.key == "tridf" and _is_zip(source):
+        return _validate_zip(pack, split, source, col, problems)
     try:
         fh, owned = _open(source)
     except OSError as exc:
@@ -367,7 +369,7 @@ def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes]
                         doc = None
                     if isinstance(doc, dict) and "responses" in doc:
                         for r in _offline_rows(pack, split, doc, problems) or ():
-                            col.add(0, r)
+                            col.add(None, r)
                             rows += 1
                         break
                 msg = str(exc)
@@ -377,7 +379,7 @@ def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes]
             if first and isinstance(row, dict) and "responses" in row and "id" not in row \
                     and pack.benchmark.accepts_offline_format:
                 for r in _offline_rows(pack, split, row, problems) or ():
-                    col.add(0, r)
+                    col.add(None, r)
                     rows += 1
                 break
             first = False
@@ -398,6 +400,31 @@ def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes]
     covered = _coverage(pack, col, problems)
     if problems:
         raise PredictionError(f"{problems.total} problem(s) in the predictions file", problems)
+    return PredictionSet(col.n, col.present, _finish(pack, col), covered, rows, col.unparsable)
+
+
+def _is_zip(source) -> bool:
+    if not isinstance(source, (str, os.PathLike)):
+        return False
+    try:
+        with open(source, "rb") as fh:
+            return fh.read(4) == b"PK\x03\x04"
+    except OSError:
+        return False
+
+
+def _validate_zip(pack, split: str, source, col: _Collector,
+                  problems: ProblemList) -> PredictionSet:
+    """TriDF's challenge ZIP (four JSONL members): rows converted, then checked as any upload."""
+    from leaderboard.builders.tridf_zip import zip_to_rows
+
+    rows = 0
+    for row in zip_to_rows(source, pack, split):  # raises PredictionError naming member + line
+        col.add(None, row)
+        rows += 1
+    covered = _coverage(pack, col, problems)
+    if problems:
+        raise PredictionError(f"{problems.total} problem(s) in the predictions ZIP", problems)
     return PredictionSet(col.n, col.present, _finish(pack, col), covered, rows, col.unparsable)
 
 

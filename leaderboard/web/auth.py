@@ -6,6 +6,7 @@ from urllib.parse import urlsplit
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required, login_user, logout_user
 
+from leaderboard.access import audit
 from leaderboard.db import get_session
 from leaderboard.services import ServiceError, accounts
 from leaderboard.web.extensions import limiter
@@ -35,6 +36,9 @@ def register():
         session = get_session()
         try:
             user = accounts.register(session, password=request.form.get("password", ""), **form)
+            session.flush()
+            audit.record(session, user, "auth.register", f"user:{user.id}",
+                         {"email": user.email}, audit.request_ip())
             session.commit()
         except ServiceError as exc:
             session.rollback()
@@ -64,6 +68,9 @@ def login():
         user = accounts.authenticate(session, email=email,
                                      password=request.form.get("password", ""))
         if user is None:
+            audit.record(session, None, "auth.login_failed", "",
+                         {"email": accounts.normalize_email(email)}, audit.request_ip())
+            session.commit()
             return render_template("auth/login.html", email=email,
                                    error="wrong email or password"), 401
         session.commit()  # a rehashed password, if the parameters were raised

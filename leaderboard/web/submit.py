@@ -6,6 +6,7 @@ from flask import (Blueprint, current_app, flash, jsonify, redirect, render_temp
 from flask_login import current_user, login_required
 
 from leaderboard import queue
+from leaderboard.access import audit
 from leaderboard.db import get_session
 from leaderboard.errors import ProblemList
 from leaderboard.models import Submission
@@ -44,6 +45,10 @@ def accept_upload(user, form, files) -> Submission:
         session, user=user, stream=upload.stream, data_dir=cfg["DATA_DIR"],
         max_bytes=cfg["MAX_UPLOAD_MB"] * 1024 * 1024, default_quota=cfg["DAILY_QUOTA"],
         is_public=_flag(form.get("is_public"), True), **values)
+    session.flush()
+    audit.record(session, user, "submission.create", f"submission:{sub.id}",
+                 {"benchmark": values["benchmark"], "split": sub.split, "kind": sub.kind,
+                  "sha256": sub.file_sha256, "size": sub.file_size}, audit.request_ip())
     session.commit()  # the row exists before anything is enqueued: it can never be lost
     queue.enqueue_scoring(sub.id)
     session.refresh(sub)

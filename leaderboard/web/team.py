@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 
+from leaderboard.access import audit
 from leaderboard.db import get_session
 from leaderboard.services import ServiceError, teams, tokens
 
@@ -82,7 +83,11 @@ def new_invite():
 def create_token():
     session = get_session()
     try:
-        _, plain = tokens.create_token(session, current_user, name=request.form.get("name", ""))
+        token, plain = tokens.create_token(session, current_user,
+                                           name=request.form.get("name", ""))
+        session.flush()
+        audit.record(session, current_user, "token.create", f"api_token:{token.id}",
+                     {"name": token.name, "prefix": token.prefix}, audit.request_ip())
         session.commit()
     except ServiceError as exc:
         return _fail(exc)
@@ -97,6 +102,8 @@ def revoke_token(token_id: int):
     session = get_session()
     try:
         token = tokens.revoke_token(session, current_user, token_id)
+        audit.record(session, current_user, "token.revoke", f"api_token:{token.id}",
+                     {"name": token.name, "prefix": token.prefix}, audit.request_ip())
         session.commit()
     except ServiceError as exc:
         return _fail(exc)

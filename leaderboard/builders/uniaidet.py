@@ -1,0 +1,206 @@
+"""UniAIDet pack from a manifest (seed 003). No public release format is known, so this is ours.
+
+``--from`` is a manifest file (``.csv`` or ``.jsonl``) or a folder holding ``manifest.csv`` or
+``manifest.jsonl``. Paths in it are relative to the manifest's folder. One row per image:
+
+=============  ========================================================================
+``image``      image path (also ``image_path``, ``path``, ``file``); required
+``split``      ``photo`` or ``art`` (also ``domain``); required
+``label``      ``real`` or ``fake``; required
+``generator``  one of UniAIDet's 20 generators (case and punctuation ignored: ``sd 1.5``)
+``family``     text-to-image, image-to-image, inpainting, editing, deepfake (derived from
+               the generator when empty; must agree with it when both are given)
+``mask``       PNG of generated pixels (non-zero = generated; also ``mask_path``),
+               required for the partial families (inpainting, editing, deepfake), refused
+               for real and fully generated images; its size must be the image's
+``id``         optional item id, kept verbatim (make sure it does not reveal the answer);
+               default ``ua-`` + the image's SHA-256 prefix
+=============  ========================================================================
+
+CSV is read row by row and JSONL line by line; every problem names the manifest line and column.
+Masks become COCO RLE (`leaderboard.metrics.masks.encode_mask`); items carry ``width`` and
+``height``; images are stored under content-derived names.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from leaderboard.benchmarks.uniaidet import DOMAINS, FAMILIES, FAMILY_OF, PARTIAL
+from leaderboard.builders.common import (BuildReport, MediaStore, Problems, Progress, Splitter,
+                                         fail, iter_csv, iter_jsonl, normalize_key, open_pack,
+                                         resolve_media)
+from leaderboard.demo.uniaidet import AGREEMENT, DESCRIPTION
+from leaderboard.metrics.masks import encode_mask
+
+COLUMNS = {"image": ("image", "image_path", "path", "file"), "split": ("split", "domain"),
+           "label": ("label",), "generator": ("generator",), "family": ("family",),
+           "mask": ("mask", "mask_path"), "id": ("id",)}
+GENERATOR = {normalize_key(g): g for g in FAMILY_OF}
+FAMILY = {normalize_key(f): f for f in FAMILIES}
+_ID_OK = re.compile(r"^[A-Za-z0-9._:\-/]{1,200}$")
+META = {
+    "key": "uniaidet", "title": "UniAIDet", "version": "1", "modalities": ["image"],
+    "tasks": [{"key": "detection", "kind": "detection",
+               "title": "AI-generated image detection and localization",
+               "modalities": ["image"], "headline": "accuracy",
+               "secondary": ["miou", "average_precision"],
+               "description": "Is the image (partly) AI-generated, and which pixels?"}],
+    "splits": ["dev", "test"],
+}
+
+
+def find_manifest(source: Path) -> Path:
+    source = Path(source)
+    if source.is_file():
+        return source
+    for name in ("manifest.csv", "manifest.jsonl"):
+        if (source / name).is_file():
+            return source / name
+    raise fail("no manifest: give a .csv/.jsonl file, or a folder with manifest.csv or "
+               "manifest.jsonl", file=str(source))
+
+
+def _rows(manifest: Path, rel: str):
+    if manifest.suffix.lower() == ".csv":
+        return iter_csv(manifest, rel=rel)
+    if manifest.suffix.lower() == ".jsonl":
+        return iter_jsonl(manifest, rel=rel)
+    raise fail("the manifest must be .csv or .jsonl", file=rel)
+
+
+def _cell(row: dict, name: str) -> str:
+    for alias in COLUMNS[name]:
+        v = row.get(alias)
+        if v not in (None, ""):
+            return str(v).strip()
+    return ""
+
+
+def read_mask(path: Path) -> np.ndarray:
+    """A PNG mask as bool (True = generated): any non-zero colour channel counts."""
+    with Image.open(path) as im:
+        if im.mode in ("RGBA", "LA", "PA"):
+            im = im.convert("RGB")  # alpha is opacity, not "generated"
+        arr = np.asarray(im)
+    return arr.any(axis=2) if arr.ndim == 3 else arr != 0
+
+
+def _parse(row: dict, n: int, rel: str, base: Path, problems: Problems):
+    """(fields, image path, mask path) of one manifest row; None after a problem."""
+    before = problems.total
+    add = lambda msg, f: problems.add(msg, file=rel, line=n, field=f)  # noqa: E731
+    unknown = sorted(set(row) - {a for names in COLUMNS.values() for a in names})
+    if unknown:
+        add(f"unknown columns {unknown}; allowed: {sorted(COLUMNS)}", unknown[0])
+    image = resolve_media(base, _cell(row, "image")) if _cell(row, "image") else None
+    if image is None or not image.is_file():
+        add(f"image {_cell(row, 'image')!r} not found next to the manifest", "image")
+    domain, label = _cell(row, "split").lower(), _cell(row, "label").lower()
+    if domain not in DOMAINS:
+        add(f"must be one of {list(DOMAINS)}, got {_cell(row, 'split')!r}", "split")
+    if label not in ("real", "fake"):
+        add(f"must be real or fake, got {_cell(row, 'label')!r}", "label")
+    gen_text, fam_text = _cell(row, "generator"), _cell(row, "family")
+    generator = GENERATOR.get(normalize_key(gen_text)) if gen_text else None
+    family = FAMILY.get(normalize_key(fam_text)) if fam_text else None
+    if gen_text and generator is None:
+        add(f"unknown generator {gen_text!r}; known: {sorted(FAMILY_OF)}", "generator")
+    if fam_text and family is None:
+        add(f"unknown family {fam_text!r}; known: {list(FAMILIES)}", "family")
+    if generator and family and FAMILY_OF[generator] != family:
+        add(f"{generator} is {FAMILY_OF[generator]}, not {family}", "family")
+    family = family or (FAMILY_OF[generator] if generator else None)
+    mask_text = _cell(row, "mask")
+    mask = resolve_media(base, mask_text) if mask_text else None
+    if label == "real" and (generator or family or mask_text):
+        add("a real image has no generator, family or mask", "label")
+    if mask_text and mask is None:
+        add(f"mask {mask_text!r} not found next to the manifest", "mask")
+    if label == "fake" and family in PARTIAL and not mask_text:
+        add(f"a {family} image needs its mask", "mask")
+    if mask_text and label == "fake" and family not in PARTIAL:
+        add(f"only partial fakes ({list(PARTIAL)}) have masks; this is {family}", "mask")
+    rid = _cell(row, "id")
+    if rid and not _ID_OK.match(rid):
+        add("id must be 1-200 characters of letters, digits, . _ : - /", "id")
+    if problems.total > before:
+        return None
+    fields = {"label": label, "domain": domain}
+    if family:
+        fields["family"] = family
+    if generator:
+        fields["generator"] = generator
+    return fields, rid, image, mask
+
+
+def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fraction: float = 0.5,
+          seed: int = 0, link_media: bool = False, progress: Progress | None = None
+          ) -> BuildReport:
+    """Write a UniAIDet pack at ``out`` (replaced) from a manifest (see module doc)."""
+    splitter = Splitter(dev_fraction, private_fraction, seed)
+    manifest = find_manifest(Path(source))
+    base, rel = manifest.parent, manifest.name
+    report = BuildReport("uniaidet", Path(out))
+    problems, rows, seen = Problems(), [], {}
+    with open_pack(Path(out), META, description=_description(manifest.name),
+                   agreement=AGREEMENT.replace(" (demo)", "")) as w:
+        store = MediaStore(w, link=link_media)
+        for k, (n, row) in enumerate(_rows(manifest, rel)):
+            parsed = _parse(row, n, rel, base, problems)
+            if parsed is None:
+                continue
+            fields, rid, image, mask_path = parsed
+            try:
+                with Image.open(image) as im:
+                    width, height = im.size
+            except OSError as exc:
+                problems.add(f"image cannot be read ({exc})", file=rel, line=n, field="image")
+                continue
+            if mask_path is not None:
+                try:
+                    mask = read_mask(mask_path)
+                except OSError as exc:
+                    problems.add(f"mask cannot be read ({exc})", file=rel, line=n, field="mask")
+                    continue
+                if mask.shape != (height, width):
+                    problems.add(f"mask is {mask.shape[1]}x{mask.shape[0]}, the image is "
+                                 f"{width}x{height}", file=rel, line=n, field="mask")
+                    continue
+                if not mask.any():
+                    problems.add("mask has no generated pixel", file=rel, line=n, field="mask")
+                    continue
+                fields["mask"] = encode_mask(mask)
+            media, digest = store.add_file(image, "images")
+            rid = rid or f"ua-{digest[:16]}"
+            if rid in seen:
+                problems.add(f"id {rid!r} repeats line {seen[rid]} (the same image twice?)",
+                             file=rel, line=n, field="id")
+                continue
+            seen[rid] = n
+            rows.append(({"id": rid, "task": "detection", "modality": "image", "width": width,
+                          "height": height, "media": [media]}, {"id": rid, **fields}))
+            if progress and (k + 1) % 500 == 0:
+                progress(k + 1, None, f"{rel} line {n}")
+        problems.check(f"{rel} is not a valid UniAIDet manifest")
+        rows.sort(key=lambda r: r[0]["id"])
+        for item, label in rows:
+            split, part = splitter.assign(item["id"])
+            if part:
+                label["part"] = part
+            w.add(split, item, label)
+            report.count(split, "detection", "image")
+        w.meta = report.fit_meta(w.meta)
+    return report
+
+
+def _description(manifest_name: str) -> str:
+    text = DESCRIPTION.replace("# UniAIDet (demo pack)", "# UniAIDet")
+    cut = text.find("**This demo pack is procedural**")
+    if cut >= 0:
+        end = text.find("\n\n", cut)
+        text = text[:cut] + f"This pack was built from the manifest {manifest_name}." + text[end:]
+    return text
