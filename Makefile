@@ -17,15 +17,16 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	touch $@
 
 # Embedded default: SQLite under instance/, jobs inline, demo packs imported, baselines scored.
+# COOKIE_SECURE=0 because this serves plain http on loopback; production keeps the default (on).
 run: setup
 	$(PY) -m leaderboard db-upgrade
 	$(PY) -m leaderboard seed-demo
-	$(PY) -m flask --app app run --host 127.0.0.1 --port $(PORT)
+	COOKIE_SECURE=0 $(PY) -m flask --app app run --host 127.0.0.1 --port $(PORT)
 
 # Same, under gunicorn (what production runs).
 serve: setup
 	$(PY) -m leaderboard db-upgrade
-	$(VENV)/bin/gunicorn -w 2 -b 127.0.0.1:$(PORT) app:app
+	COOKIE_SECURE=0 $(VENV)/bin/gunicorn -w 2 -b 127.0.0.1:$(PORT) app:app
 
 services:
 	bash scripts/start-services.sh
