@@ -10,7 +10,8 @@ a team's representative is chosen on the public part, and the board shows the pu
 the benchmark's ``private_revealed``, then the private part. Hidden submissions, private
 (``is_public`` false) ones and unscored ones are never on a board; disqualified ones appear, with
 their reason and unranked, only in "all submissions" mode. A judge-made column shows only the
-benchmark's official judge when one is set (a column never mixes judges).
+records of the benchmark's judge (official, else ``DEFAULT_JUDGE``) and names it; self-mapped
+records stay and are marked per cell (a column never mixes judges).
 """
 from __future__ import annotations
 
@@ -181,18 +182,26 @@ def compute_board(session: Session, info: dict, task: dict, split: str, *,
         desired.pop("modality")
         skey = slice_key_of(desired)
     q = (select(Score.submission_id, Score.part, Score.metric, Score.value, Score.ci_low,
-                Score.ci_high, Score.n)
+                Score.ci_high, Score.n, Score.judge)
          .join(Submission, Score.submission_id == Submission.id)
          .where(Submission.benchmark_id == info["id"], Submission.split == split, *_on_board(),
                 Score.task == task["key"], Score.slice_key == skey,
                 Score.part.in_({shown, pick})))
-    if info["official_judge"]:
-        q = q.where((Score.judge.is_(None)) | (Score.judge == info["official_judge"]))
+    # a column never mixes judges: judge-made records only from the benchmark's judge
+    # (official, else the configured default); self-mapped ones stay, marked per cell
+    from leaderboard.services.judging import board_judge, record_judge_allowed
+    official = board_judge(info["official_judge"])
     cells: dict[int, dict[str, dict[str, Cell]]] = {}
-    for sid, part, metric, value, lo, hi, n in session.execute(q):
+    judges: dict[int, dict[str, str]] = {}
+    for sid, part, metric, value, lo, hi, n, judge in session.execute(q):
+        if not record_judge_allowed(judge, official):
+            continue
         cells.setdefault(sid, {}).setdefault(part, {})[metric] = Cell(value, lo, hi, n or 0)
+        if judge is not None and part == shown:
+            judges.setdefault(sid, {})[metric] = judge
     present = {m for parts in cells.values() for m in parts.get(shown, {})}
     columns = _columns(info, task, present)
+    judged = {m for per in judges.values() for m, j in per.items() if j != "self-mapped"}
     base = {"benchmark": info["key"], "benchmark_title": info["title"], "task": task,
             "split": split, "part": shown, "pick_part": pick, "modality": modality,
             "slice_key": skey, "slices": slices, "mode": mode,
@@ -202,7 +211,8 @@ def compute_board(session: Session, info: dict, task: dict, split: str, *,
                                                    if k != "modality"})
                                      for s in slices} - {""}),
             "private_revealed": info["private_revealed"],
-            "columns": [c.as_dict() for c in columns], "primary": task["headline"]}
+            "columns": [{**c.as_dict(), "judge": official if c.metric in judged else None}
+                        for c in columns], "primary": task["headline"]}
     if task["headline"] not in {c.metric for c in columns}:
         return {**base, "rows": [], "rule": ""}
     entries = _entries(session, cells, shown=shown, pick=pick, include_dq=(mode == "all"))
@@ -210,7 +220,9 @@ def compute_board(session: Session, info: dict, task: dict, split: str, *,
     rows = standings.build_rows(entries, columns, primary=task["headline"],
                                 secondary=secondary, mode=mode)
     rule = standings.tie_break_rule(columns, primary=task["headline"], secondary=secondary)
-    return {**base, "rule": rule, "rows": [_row_dict(r, columns) for r in rows]}
+    return {**base, "rule": rule,
+            "rows": [{**_row_dict(r, columns), "judges": judges.get(r.entry.submission_id, {})}
+                     for r in rows]}
 
 
 def _available_slices(session: Session, info: dict, task: dict, split: str,

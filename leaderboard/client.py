@@ -80,13 +80,16 @@ def _error_text(resp: requests.Response) -> str:
 
 def submit(server: str, token: str, *, benchmark: str, split: str, path: Path,
            method_name: str, description: str = "", paper_url: str = "", code_url: str = "",
-           public: bool = True, progress: bool = True, session: requests.Session | None = None
-           ) -> dict:
-    """Upload ``path``; returns the 202 status document. Raises ClientError on refusal."""
+           public: bool = True, progress: bool = True, session: requests.Session | None = None,
+           kind: str = "predictions") -> dict:
+    """Upload ``path`` (a predictions file, or with ``kind="container"`` a ``docker save``
+    tarball); returns the 202 status document. Raises ClientError on refusal."""
+    if kind not in ("predictions", "container"):
+        raise ValueError(f"kind must be 'predictions' or 'container', got {kind!r}")
     http = session or requests.Session()
     fields = {"benchmark": benchmark, "split": split, "method_name": method_name,
               "description": description, "paper_url": paper_url, "code_url": code_url,
-              "is_public": "1" if public else "0"}
+              "is_public": "1" if public else "0", "kind": kind}
     size = path.stat().st_size
     with tqdm(total=size, unit="B", unit_scale=True, desc="upload", disable=not progress,
               file=sys.stderr) as bar:
@@ -131,7 +134,10 @@ def main() -> None:
 
 
 @main.command("submit")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                required=False)
+@click.option("--image", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="Submit a detector image (docker save tarball) instead of FILE.")
 @click.option("--benchmark", required=True)
 @click.option("--split", required=True)
 @click.option("--method", "method_name", default=None, help="Method name (default: file name).")
@@ -143,12 +149,17 @@ def main() -> None:
 @click.option("--token", envvar="LB_TOKEN", required=True, help="API token (or $LB_TOKEN).")
 @click.option("--no-wait", is_flag=True, help="Return after the upload.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def submit_cmd(file: Path, benchmark: str, split: str, method_name: str | None,
+def submit_cmd(file: Path | None, image: Path | None, benchmark: str, split: str,
+               method_name: str | None,
                description: str, paper_url: str, code_url: str, private: bool, server: str,
                token: str, no_wait: bool, quiet: bool) -> None:
-    """Upload a predictions FILE and wait for its score."""
+    """Upload a predictions FILE (or a detector --image) and wait for its score."""
+    if (file is None) == (image is None):
+        click.echo("error: give either a predictions FILE or --image TARBALL", err=True)
+        sys.exit(2)
+    kind, file = ("container", image) if image is not None else ("predictions", file)
     try:
-        doc = submit(server, token, benchmark=benchmark, split=split, path=file,
+        doc = submit(server, token, benchmark=benchmark, split=split, path=file, kind=kind,
                      method_name=method_name or file.name.split(".")[0], description=description,
                      paper_url=paper_url, code_url=code_url, public=not private,
                      progress=not quiet)
@@ -171,6 +182,10 @@ def submit_cmd(file: Path, benchmark: str, split: str, method_name: str | None,
         sys.exit(1)
     for line in final.get("failure_lines") or [final.get("failure_reason") or "failed"]:
         click.echo(line, err=True)
+    log_text = ((final.get("container") or {}).get("log") or {}).get("text")
+    if log_text:  # a container run: the end of its log, as the benchmark's policy allows
+        click.echo("--- container log (end) ---", err=True)
+        click.echo(log_text[-4000:], err=True)
     sys.exit(1)
 
 

@@ -17,7 +17,14 @@ overrides to `load_config`; nothing here runs at import time.
 ``QUEUE_DEADLINE_S``   how long a submission may wait in the queue before the reconciler acts
 ``MAX_ATTEMPTS``       scoring attempts before a submission fails as a platform error (3)
 ``COOKIE_SECURE``      "0" to allow session cookies over plain http (local development)
+``MAX_IMAGE_MB``       largest accepted detector image tarball (default 20480)
+``CONTAINER_MARGIN_S`` RQ timeout of a container job = HARNESS_WALL_S + this (default 600)
+``CONTAINER_MAX_ATTEMPTS`` runs of a container submission before it fails (default 2)
+``GPU_DEVICE``         GPU index container runs use when the benchmark asks for one (unset: none)
+``HARNESS_*``          container limits (`harness.Limits.from_mapping`, e.g. HARNESS_WALL_S)
 ``LOGIN_RATE_LIMIT``   Flask-Limiter rule for POST /login (default "10 per minute")
+``DEFAULT_JUDGE``      judge of benchmarks without an official one (default "rules")
+``JUDGE_OPENAI_*``     ``BASE_URL``, ``MODEL``, ``API_KEY`` of the OpenAI-compatible judge
 =====================  =====================================================================
 """
 from __future__ import annotations
@@ -33,7 +40,8 @@ INSTANCE_DIR = REPO_ROOT / "instance"
 
 _INTS = {"DAILY_QUOTA": 5, "MAX_UPLOAD_MB": 200, "SCORING_TIMEOUT_S": 600,
          "QUEUE_DEADLINE_S": 3600, "MAX_ATTEMPTS": 3, "JOB_RESULT_TTL_S": 3600,
-         "JOB_FAILURE_TTL_S": 7 * 86400, "LABEL_CACHE_SIZE": 8}
+         "JOB_FAILURE_TTL_S": 7 * 86400, "LABEL_CACHE_SIZE": 8,
+         "MAX_IMAGE_MB": 20480, "CONTAINER_MARGIN_S": 600, "CONTAINER_MAX_ATTEMPTS": 2}
 
 
 def _persisted_secret(name: str, make) -> str:
@@ -95,6 +103,18 @@ def load_config(overrides: Mapping[str, Any] | None = None,
         if value < 0:
             raise ValueError(f"{name} must be >= 0, got {value}")
         cfg[name] = value
+    gpu = get("GPU_DEVICE")
+    if gpu in (None, ""):
+        cfg["GPU_DEVICE"] = None
+    else:
+        try:
+            cfg["GPU_DEVICE"] = int(gpu)
+        except (TypeError, ValueError):
+            raise ValueError(f"GPU_DEVICE must be a device index, got {gpu!r}") from None
+    # container limits: handed to harness.Limits.from_mapping, which validates them
+    for name in sorted({*env, *over}):
+        if name.startswith("HARNESS_"):
+            cfg[name] = get(name)
     secure = _flag(get("COOKIE_SECURE", "1"))
     cfg["SESSION_COOKIE_SECURE"] = secure
     cfg["REMEMBER_COOKIE_SECURE"] = secure
@@ -103,10 +123,15 @@ def load_config(overrides: Mapping[str, Any] | None = None,
     cfg["SESSION_COOKIE_SAMESITE"] = "Lax"
     cfg["REMEMBER_COOKIE_SAMESITE"] = "Lax"
     cfg["LOGIN_RATE_LIMIT"] = get("LOGIN_RATE_LIMIT") or "10 per minute"
+    # judges (issue 6): the judge of benchmarks whose admin chose none (a registry name or an
+    # identity such as "rules@1"), and the OpenAI-compatible backend's endpoint
+    cfg["DEFAULT_JUDGE"] = get("DEFAULT_JUDGE") or "rules"
+    for name in ("JUDGE_OPENAI_BASE_URL", "JUDGE_OPENAI_MODEL", "JUDGE_OPENAI_API_KEY"):
+        cfg[name] = get(name) or None
     cfg["RATELIMIT_ENABLED"] = _flag(get("RATELIMIT_ENABLED", "1"))
     cfg["WTF_CSRF_ENABLED"] = _flag(get("WTF_CSRF_ENABLED", "1"))
     # Flask rejects bodies above this before our code runs; the streaming cap is the real check.
-    cfg["MAX_CONTENT_LENGTH"] = (cfg["MAX_UPLOAD_MB"] + 1) * 1024 * 1024
+    cfg["MAX_CONTENT_LENGTH"] = (max(cfg["MAX_UPLOAD_MB"], cfg["MAX_IMAGE_MB"]) + 1) * 1024 * 1024
     cfg["TESTING"] = _flag(get("TESTING", "0"))
     # anything else the caller passed (tests) is kept as given
     for k, v in over.items():

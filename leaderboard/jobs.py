@@ -91,4 +91,9 @@ def score_submission(submission_id: int) -> dict:
         n = svc.store_result(session, submission_id, result)
     invalidate_boards(claim.benchmark_key)
     log.info("job=score submission=%s outcome=scored records=%s", submission_id, n)
+    from leaderboard import judge_jobs  # judge metrics follow on the judge queue (issue 6)
+    try:
+        judge_jobs.after_scoring(submission_id, claim.benchmark_key, result)
+    except Exception:  # the scores are stored; an admin re-judge recovers the judge metrics
+        log.exception("job=score submission=%s judge enqueue failed", submission_id)
     return {"submission": submission_id, "status": "scored", "records": n}

@@ -249,3 +249,5 @@ class Curve(Base):
 
 
 from leaderboard import models_access  # noqa: E402,F401  (access-control models live there)
+from leaderboard import models_judges  # noqa: E402,F401  (judge output cache, issue 6)
+from leaderboard import models_containers  # noqa: E402,F401  (container runs, issue 5)

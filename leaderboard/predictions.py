@@ -98,6 +98,8 @@ class _Collector:
         self.kind_of_task = {t.key: t.kind for t in pack.tasks}
         self.task = self.items.decoded("task")
         self.present = np.zeros(n, dtype=bool)
+        #: rows whose id was known but whose fields failed: already reported, not "missing"
+        self.rejected = np.zeros(n, dtype=bool)
         self.line = np.zeros(n, dtype=np.int64)
         self.cols: dict[str, np.ndarray] = {}
         self.art_index = {k: i for i, k in enumerate(self.bench.artifact_keys)}
@@ -136,12 +138,13 @@ class _Collector:
             if name != "id" and name not in allowed:
                 p.add(f"not a field of a {kind} task; allowed: {['id', *allowed]}", line=n,
                       field=str(name)[:80])
-        if p.total > before:
-            return
-        getattr(self, f"_{kind}")(i, n, row)
+        if p.total == before:
+            getattr(self, f"_{kind}")(i, n, row)
         if p.total == before:
             self.present[i] = True
             self.line[i] = n or 0  # 0: rows that came from a ZIP member or the offline format
+        else:
+            self.rejected[i] = True
 
     # -- field checks --
     def _text(self, n: int, row: dict, name: str) -> str | None:
@@ -438,10 +441,11 @@ def _coverage(pack, col: _Collector, problems: ProblemList) -> list[tuple[str, s
             if len(rows) == 0:
                 continue
             have = col.present[rows]
+            seen = have | col.rejected[rows]  # a rejected row is reported once, not as missing
             if have.all():
                 covered.append((t.key, m))
-            elif have.any():
-                missing = items.ids[rows[~have]]
+            elif seen.any() and not seen.all():
+                missing = items.ids[rows[~seen]]
                 problems.add(f"block ({t.key}, {m}) is covered only in part: {len(missing)} of "
                              f"{len(rows)} ids missing, e.g. {list(map(str, missing[:50]))}",
                              field="id")

@@ -81,6 +81,47 @@ def enqueue_scoring(submission_id: int) -> str:
     return job_id
 
 
+GPU_QUEUE = "gpu"
+CONTAINER_JOB_FUNC = "leaderboard.container_jobs.run_container_submission"
+
+
+def enqueue_container(submission_id: int) -> str:
+    """`enqueue_scoring` for container submissions: the ``gpu`` queue, no `Retry`.
+
+    The job timeout is the run's wall limit plus ``CONTAINER_MARGIN_S`` (loading, scoring);
+    team failures are recorded, never retried, and a dead worker is the reconciler's business.
+    Without ``REDIS_URL`` the run happens inline (development only: it blocks the request).
+    """
+    from leaderboard import container_jobs
+
+    cfg = current_app.config
+    job_id = f"run-{submission_id}-{uuid.uuid4().hex[:8]}"
+    now = utcnow()
+    with get_db().scope() as session:
+        session.execute(
+            update(Submission)
+            .where(Submission.id == submission_id,
+                   Submission.status.in_(("received", "queued")))
+            .values(status="queued", queued_at=now, job_id=job_id,
+                    deadline_at=now + timedelta(seconds=cfg["QUEUE_DEADLINE_S"])))
+    queue = get_queue(GPU_QUEUE)
+    if queue is None:
+        try:
+            container_jobs.run_container_submission(submission_id)
+        except Exception:
+            log.exception("inline container job submission=%s raised", submission_id)
+        return job_id
+    try:
+        queue.enqueue(CONTAINER_JOB_FUNC, submission_id, job_id=job_id,
+                      job_timeout=container_jobs.job_timeout_s(cfg),
+                      result_ttl=cfg["JOB_RESULT_TTL_S"], failure_ttl=cfg["JOB_FAILURE_TTL_S"],
+                      description=f"run container submission {submission_id}")
+    except redis.exceptions.RedisError:
+        log.warning("enqueue container submission=%s failed; the reconciler will re-queue it",
+                    submission_id, exc_info=True)
+    return job_id
+
+
 def _run_inline(submission_id: int) -> None:
     from leaderboard import jobs
     try:

@@ -68,9 +68,11 @@ def reconcile(*, now: datetime | None = None) -> ReconcileReport:
                 sub.deadline_at = now + timedelta(seconds=cfg["QUEUE_DEADLINE_S"])
                 report.extended.append(sid)
                 continue
-            if sub.attempts >= cfg["MAX_ATTEMPTS"]:
+            container = sub.kind == "container"  # a dead gpu worker: re-run, then give up
+            if sub.attempts >= cfg["CONTAINER_MAX_ATTEMPTS" if container else "MAX_ATTEMPTS"]:
                 record_platform_failure(
-                    session, sid, f"scoring did not complete after {sub.attempts} attempts "
+                    session, sid, f"the runner stopped during the run ({sub.attempts} attempts)"
+                    if container else f"scoring did not complete after {sub.attempts} attempts "
                     f"(last state: {sub.status})")
                 report.failed.append(sid)
                 log.warning("reconcile submission=%s outcome=failed attempts=%s", sid,
@@ -80,5 +82,5 @@ def reconcile(*, now: datetime | None = None) -> ReconcileReport:
             sub.status = "received"
             report.requeued.append(sid)
         log.info("reconcile submission=%s outcome=requeued", sid)
-        queue.enqueue_scoring(sid)
+        (queue.enqueue_container if container else queue.enqueue_scoring)(sid)
     return report

@@ -16,9 +16,11 @@ Metrics (fractions; see `METRICS` for directions):
   over the under-represented styles, so negatives have styles too).
 * ``tpr_delta`` per style: that style's TPR minus the unweighted mean of the per-style TPRs (the
   paper's "screenshot -11.1pp, fax +9.4pp"; with balanced styles the two means coincide).
-* False-negative attribution from ``rationale`` (layout/template, interface conventions, typography,
-  camera perspective and lighting, no visible artifacts) needs a judge that reads rationales; no
-  judge backend offers that mapping yet, so it is always reported as pending.
+* ``fn_cause_<cause>``: false-negative attribution from ``rationale`` (section "false-negative
+  attribution"): the share of false negatives with a rationale whose rationale names the cause
+  (`leaderboard.judges.causes.CAUSES`: layout/template, interface conventions, typography, camera
+  perspective and lighting, no visible AI artifacts), mapped by ``ctx.judge.attribute_causes``
+  and carrying the judge's identity; pending without a judge or with one that cannot map them.
 
 Choice: form, style and language are hidden labels although negatives carry them too: the paper's
 detectors get the image and a fixed instruction only, and metadata such as "FC fax copy" would be
@@ -33,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from leaderboard.benchmarks.base import Benchmark, Block, Field, MetricSpec, ScoringContext, register
+from leaderboard.judges.causes import CAUSES
 from leaderboard.metrics.bootstrap import (
     binomial_draws, bootstrap_ranking_ci, count_metric_cis, percentile_ci,
 )
@@ -52,6 +55,7 @@ class SynCred(Benchmark):
     title = "SynCred-Bench"
     kinds = {"detection": "detection"}
     item_fields: dict[str, Field] = {}
+    keeps_text = ("rationale",)  # read by the false-negative attribution
     label_fields = {
         "label": Field("category", ("*",), ("fake", "real"), "fake = AI-generated positive"),
         "form": Field("category", (), FORMS, "credible form category"),
@@ -68,6 +72,10 @@ class SynCred(Benchmark):
         "pr_auc": MetricSpec("PR-AUC", True),
         "tpr_delta": MetricSpec("TPR - mean", True, fmt="signed", lower=-1.0, upper=1.0,
                                 description="style's TPR minus the mean over styles"),
+        **{f"fn_cause_{key}": MetricSpec(f"FN cause: {title}", False,
+                                         description="share of false negatives whose rationale "
+                                                     "names this cause (judge-mapped)")
+           for key, (title, _) in CAUSES.items()},
     }
 
     def extract(self, kind, text, options):
@@ -106,7 +114,7 @@ class SynCred(Benchmark):
             rec("pr_auc", {}, None, n=n)
             ctx.notes.append(f"{self.key}/{task}: PR-AUC is n/a: it needs a score on every row")
         self._breakdowns(block, y, dec, boot, rec)
-        self._pending_attribution(block, y, dec, ctx)
+        self._attribution(block, y, dec, ctx, boot, out)
         return out
 
     def _breakdowns(self, block, y, dec, boot, rec) -> None:
@@ -143,13 +151,22 @@ class SynCred(Benchmark):
             rec("tpr_delta", {"style": s}, rates[i] - mean, percentile_ci(draws[:, i] - mean_b),
                 int(sizes[i]))
 
-    def _pending_attribution(self, block, y, dec, ctx) -> None:
+    def _attribution(self, block, y, dec, ctx, boot, out) -> None:
+        """``fn_cause_*`` over the false negatives that carry a rationale (overall only)."""
         rationale = block.pred.get("rationale")
         if rationale is None:
             return
         fn_with_reason = [r for r, miss in zip(rationale.tolist(), (y & ~dec).tolist())
                           if miss and isinstance(r, str) and r.strip()]
-        if fn_with_reason:
+        if not fn_with_reason:
+            return
+        causes = None
+        if ctx.judge is not None:
+            try:
+                causes = ctx.judge.attribute_causes(fn_with_reason)
+            except NotImplementedError:
+                pass
+        if causes is None:
             why = ("needs a judge that maps rationales to SynCred's false-negative causes"
                    if ctx.judge is None else
                    f"judge {getattr(ctx.judge, 'identity', '?')} cannot map rationales to "
@@ -157,3 +174,11 @@ class SynCred(Benchmark):
             ctx.pending.append({"task": block.task.key, "metric": "fn_attribution",
                                 "reason": f"{why} ({len(fn_with_reason)} false negatives with a "
                                           "rationale)"})
+            return
+        m = len(fn_with_reason)
+        for key in CAUSES:
+            k = sum(key in c for c in causes)
+            draws = binomial_draws(n=[m], k=[k], **boot)[:, 0] / m
+            low, high = percentile_ci(draws)
+            out.append(MetricRecord(block.task.key, f"fn_cause_{key}", {}, k / m, low, high, m,
+                                    judge=ctx.judge.identity))

@@ -131,6 +131,11 @@ class Judge:
     def rate_explanations(self, items: list[ExplanationCase]) -> list[Rating]:
         raise NotImplementedError
 
+    def attribute_causes(self, rationales: list[str]) -> list[frozenset[str]]:
+        """SynCred false-negative causes named by each rationale (`judges.causes.CAUSES` keys).
+        Optional: a backend without it raises NotImplementedError and the metric stays pending."""
+        raise NotImplementedError(f"judge {self.identity} does not attribute SynCred causes")
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.identity}>"
 

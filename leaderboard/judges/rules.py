@@ -98,3 +98,8 @@ class RulesJudge(Judge):
 
     def rate_explanations(self, items):
         return [overlap_rating(item) for item in items]
+
+    def attribute_causes(self, rationales):
+        """SynCred false-negative causes by keywords with negation (`judges.causes`)."""
+        from leaderboard.judges.causes import attribute
+        return [attribute(r) for r in check_responses(rationales)]

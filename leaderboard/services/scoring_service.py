@@ -102,9 +102,10 @@ def claim(session: Session, submission_id: int, *, data_dir: str, timeout_s: int
                  Path(data_dir) / sub.file_path, ls.ciphertext, ls.id)
 
 
-def compute(claim: Claim, *, label_keys) -> ScoreResult:
+def compute(claim: Claim, *, label_keys, judge=None) -> ScoreResult:
     """Score the claimed upload. Raises PredictionError for an invalid file (the team's
-    mistake); anything else is a platform failure."""
+    mistake); anything else is a platform failure. ``judge``: see `score_predictions` (the
+    judge job passes a `leaderboard.judges.caching.CachingJudge`)."""
     from leaderboard.scoring import score_predictions
 
     pack: Pack = _PACKS.get(claim.pack_path, lambda: load_pack(claim.pack_path))
@@ -116,7 +117,7 @@ def compute(claim: Claim, *, label_keys) -> ScoreResult:
     if not claim.upload_path.is_file():
         raise FileNotFoundError(f"the uploaded file {claim.upload_path.name} is missing from "
                                 "storage")
-    return score_predictions(pack, claim.split, claim.upload_path, labels=labels)
+    return score_predictions(pack, claim.split, claim.upload_path, labels=labels, judge=judge)
 
 
 def store_result(session: Session, submission_id: int, result: ScoreResult) -> int:

@@ -330,3 +330,6 @@ def audit_csv():
     return Response(body, mimetype="text/csv", headers={
         "Content-Disposition": 'attachment; filename="audit.csv"',
         "Cache-Control": "private, no-store"})
+
+
+from leaderboard.web import admin_judges  # noqa: E402,F401  (official judge routes, issue 6)

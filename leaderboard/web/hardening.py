@@ -17,10 +17,15 @@
   proxy do not share a bucket. The daily submission quota remains the real cap on submissions;
   this limit stops a client loop from filling the disk before the quota is reached.
 
+* Client addresses behind a reverse proxy: with ``TRUSTED_PROXY_COUNT`` = n > 0, Werkzeug's
+  ProxyFix takes the client address and scheme from the last n ``X-Forwarded-For`` /
+  ``X-Forwarded-Proto`` hops; otherwise every client would share the proxy's rate-limit bucket.
+  Leave it 0 when clients reach gunicorn directly (the headers could then be forged).
+
 Settings (read from ``app.config`` with these defaults): ``REGISTER_RATE_LIMIT`` "5 per minute;
 50 per day", ``TOKEN_RATE_LIMIT`` "10 per minute; 100 per day", ``SUBMIT_RATE_LIMIT``
 "30 per minute", ``MAX_BODY_BYTES`` 1048576, ``SESSION_LIFETIME_S`` 43200,
-``REMEMBER_LIFETIME_S`` 1209600.
+``REMEMBER_LIFETIME_S`` 1209600, ``TRUSTED_PROXY_COUNT`` 0.
 """
 from __future__ import annotations
 
@@ -30,6 +35,7 @@ from datetime import timedelta
 from flask import Flask, current_app, request
 from flask_limiter.util import get_remote_address
 from flask_login import current_user
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from leaderboard.security import hash_token
 from leaderboard.web.extensions import limiter
@@ -57,7 +63,10 @@ DEFAULTS = {
     "MAX_BODY_BYTES": 1024 * 1024,
     "SESSION_LIFETIME_S": 12 * 3600,
     "REMEMBER_LIFETIME_S": 14 * 86400,
+    "TRUSTED_PROXY_COUNT": 0,
 }
+_INT_SETTINGS = ("MAX_BODY_BYTES", "SESSION_LIFETIME_S", "REMEMBER_LIFETIME_S",
+                 "TRUSTED_PROXY_COUNT")
 
 
 # Module-level providers (not lambdas): Flask-Limiter de-duplicates equal limits per view, and a
@@ -99,10 +108,11 @@ RATE_LIMITS = {
 
 def check_settings(config) -> None:
     """Validate the hardening settings; ValueError names the bad one."""
-    for name in ("MAX_BODY_BYTES", "SESSION_LIFETIME_S", "REMEMBER_LIFETIME_S"):
+    for name in _INT_SETTINGS:
         value = config[name]
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        low = 0 if name == "TRUSTED_PROXY_COUNT" else 1
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     for name in ("REGISTER_RATE_LIMIT", "TOKEN_RATE_LIMIT", "SUBMIT_RATE_LIMIT"):
         from limits import parse_many
         try:
@@ -116,7 +126,7 @@ def init_app(app: Flask) -> None:
     """Install headers, body caps, session lifetimes and rate limits on ``app``."""
     for name, value in DEFAULTS.items():
         app.config.setdefault(name, value)
-    for name in ("MAX_BODY_BYTES", "SESSION_LIFETIME_S", "REMEMBER_LIFETIME_S"):
+    for name in _INT_SETTINGS:
         try:
             app.config[name] = int(app.config[name])
         except (TypeError, ValueError):
@@ -128,6 +138,9 @@ def init_app(app: Flask) -> None:
         log.warning("session cookies are sent over plain http (COOKIE_SECURE=0): "
                     "use this only for local development")
 
+    proxies = app.config["TRUSTED_PROXY_COUNT"]
+    if proxies:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
     # First in line: the cap must be set before CSRFProtect's before_request parses the form.
     app.before_request_funcs.setdefault(None, []).insert(0, _cap_body)
     app.after_request(_security_headers)

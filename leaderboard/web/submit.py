@@ -41,16 +41,34 @@ def accept_upload(user, form, files) -> Submission:
         problems = ProblemList()
         problems.add("required", field="benchmark")
         raise ServiceError("choose a benchmark", problems)
-    sub = submissions.create_submission(
-        session, user=user, stream=upload.stream, data_dir=cfg["DATA_DIR"],
-        max_bytes=cfg["MAX_UPLOAD_MB"] * 1024 * 1024, default_quota=cfg["DAILY_QUOTA"],
-        is_public=_flag(form.get("is_public"), True), **values)
+    kind = (form.get("kind") or "predictions").strip()
+    if kind == "container":  # a detector image (issue 5): inspected now, run on the gpu queue
+        from harness import Limits
+        from leaderboard.services.container_intake import create_container_submission
+        sub = create_container_submission(
+            session, user=user, stream=upload.stream, data_dir=cfg["DATA_DIR"],
+            max_bytes=cfg["MAX_IMAGE_MB"] * 1024 * 1024, default_quota=cfg["DAILY_QUOTA"],
+            limits=Limits.from_mapping(cfg), is_public=_flag(form.get("is_public"), True),
+            **values)
+    elif kind == "predictions":
+        sub = submissions.create_submission(
+            session, user=user, stream=upload.stream, data_dir=cfg["DATA_DIR"],
+            max_bytes=cfg["MAX_UPLOAD_MB"] * 1024 * 1024, default_quota=cfg["DAILY_QUOTA"],
+            is_public=_flag(form.get("is_public"), True), **values)
+    else:
+        problems = ProblemList()
+        problems.add(f"must be 'predictions' or 'container', got {kind[:40]!r}", field="kind")
+        raise ServiceError("unknown submission kind", problems)
     session.flush()
     audit.record(session, user, "submission.create", f"submission:{sub.id}",
                  {"benchmark": values["benchmark"], "split": sub.split, "kind": sub.kind,
                   "sha256": sub.file_sha256, "size": sub.file_size}, audit.request_ip())
     session.commit()  # the row exists before anything is enqueued: it can never be lost
-    queue.enqueue_scoring(sub.id)
+    if sub.kind == "container":
+        if sub.status == "received":  # a rejected tarball is already failed
+            queue.enqueue_container(sub.id)
+    else:
+        queue.enqueue_scoring(sub.id)
     session.refresh(sub)
     return sub
 

@@ -102,6 +102,12 @@ def test_duplicates_nan_utf8_long_lines_nesting(pack, tmp_path):
     assert "JSON object" in by_line[39]
 
 
+def test_one_bad_row_is_one_problem(pack, tmp_path):
+    rows = [r for r in perfect_rows() if r["id"] != "dev-d0"] + [{"id": "dev-d0", "score": 1.7}]
+    probs = problems_of(pack, write_rows(tmp_path / "p.jsonl", rows))
+    assert probs.total == 1 and probs.items[0].field == "score"
+
+
 def test_at_most_50_listed_all_counted(pack, tmp_path):
     rows = [{"id": f"nope{i}", "label": "fake"} for i in range(120)]
     probs = problems_of(pack, write_rows(tmp_path / "p.jsonl", rows))

@@ -31,6 +31,9 @@ def get_submission(submission_id: int):
     body = submissions.status_dict(sub, owner=submissions.is_owner(sub, user))
     body["failure_lines"] = (submissions.failure_lines(sub)
                              if submissions.is_owner(sub, user) else [])
+    if sub.kind == "container" and submissions.is_owner(sub, user):
+        from leaderboard.models_containers import container_status
+        body["container"] = container_status(sub, privileged=bool(user.is_admin))
     return jsonify(body)
 
 

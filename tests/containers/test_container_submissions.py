@@ -1,0 +1,210 @@
+"""Container submissions end to end: upload a ``docker save`` tarball, a real RQ worker on the
+``gpu`` queue runs it in the harness sandbox, and the result goes through the upload path."""
+from __future__ import annotations
+
+import io
+import tarfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import func, select
+from werkzeug.test import EnvironBuilder
+
+from harness.sandbox import LABEL_DEADLINE, LABEL_HARNESS, LABEL_SUBMISSION
+from leaderboard.access import agreements, decisions
+from leaderboard.models import QuotaUsage, Score, Submission, User, utcnow
+from leaderboard.models_containers import ContainerRun
+from leaderboard.services.benchmarks import get_benchmark
+from tests.containers.conftest import run_worker
+from tests.harness.images.savetar import write_save_tar
+
+
+def _submit(client, token, path, *, split="dev", method="det", kind="container"):
+    """POST the upload; the body (over 500 kB, so spooled to a temporary file) is closed after."""
+    builder = EnvironBuilder(path="/api/v1/submissions", method="POST", data={
+        "benchmark": "syncred", "split": split, "method_name": method, "kind": kind,
+        "file": (io.BytesIO(path.read_bytes()), path.name)},
+        headers={"Authorization": f"Bearer {token}"})
+    environ = builder.get_environ()
+    try:
+        return client.open(environ)
+    finally:
+        environ["wsgi.input"].close()
+        builder.close()
+
+
+def _get(session, sid) -> Submission:
+    session.expire_all()
+    return session.get(Submission, sid)
+
+
+def _labelled(docker_client):
+    return docker_client.containers.list(all=True, filters={"label": f"{LABEL_HARNESS}=1"})
+
+
+def _user(session, email) -> User:
+    return session.scalar(select(User).where(User.email == email))
+
+
+def _grant(session, user, admin, bench):
+    req = agreements.sign(session, user, bench, full_name="Ada", affiliation="Example University",
+                          intended_use="Evaluating our synthetic-image detector for a paper.",
+                          accepted=True, ip="127.0.0.1", user_agent="pytest")
+    decisions.approve(session, admin, req)
+    return req
+
+
+def _admin(session):
+    from leaderboard.services import accounts
+    return accounts.register(session, email="root@example.org", display_name="root",
+                             password="correct horse battery", is_admin=True)
+
+
+def test_worker_runs_images_scores_or_fails_them(app, client, auth, imported, session, tarballs,
+                                                 docker_client):
+    token = auth.member()
+    before = {i.id for i in docker_client.images.list()}
+    ids = {}
+    for name in ("correct", "exit3", "malformed"):
+        resp = _submit(client, token, tarballs[name], method=name)
+        assert resp.status_code == 202, resp.json
+        assert resp.json["status"] == "queued"
+        ids[name] = resp.json["id"]
+    # held-out split: approved at submit time, revoked before the run
+    ada = _user(session, "ada@example.org")
+    bench = get_benchmark(session, "syncred")
+    admin = _admin(session)
+    req = _grant(session, ada, admin, bench)
+    session.commit()
+    resp = _submit(client, token, tarballs["correct"], split="test", method="revoked")
+    assert resp.status_code == 202, resp.json
+    ids["revoked"] = resp.json["id"]
+    decisions.revoke(session, admin, decisions.get_request(session, req.id), reason="terms breached")
+    session.commit()
+
+    proc = run_worker(app)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+    ok = _get(session, ids["correct"])
+    assert ok.status == "scored", (ok.failure_reason, proc.stderr[-3000:])
+    assert ok.file_path.endswith(".jsonl") and ok.counts_toward_quota
+    acc = session.scalar(select(Score.value).where(
+        Score.submission_id == ok.id, Score.metric == "accuracy", Score.slice_key == ""))
+    assert acc == pytest.approx(1.0)
+    run = session.scalar(select(ContainerRun).where(ContainerRun.submission_id == ok.id))
+    assert run.reason == "ok" and run.exit_code == 0 and run.image_id.startswith("sha256:")
+    assert run.limits_json["wall_s"] == 20.0 and run.duration_s > 0 and run.finished_at
+    assert "items: 92 on syncred/dev tasks=detection" in run.log_tail
+    board = client.get("/api/v1/boards/syncred/detection/dev").get_data(as_text=True)
+    assert "correct" in board
+
+    bad = _get(session, ids["exit3"])
+    assert bad.status == "failed" and bad.failure_reason.startswith("exit code 3: ")
+    status = client.get(f"/api/v1/submissions/{bad.id}",
+                        headers={"Authorization": f"Bearer {token}"}).json
+    assert status["container"]["run"]["exit_code"] == 3
+    assert status["container"]["log"]["policy"] == "tail"
+    assert "cannot find weights" in status["container"]["log"]["text"]
+    assert bad.counts_toward_quota  # the team's image failed, not the platform
+    page = client.get(f"/submissions/{bad.id}").get_data(as_text=True)
+    assert "cannot find weights" in page and "exit code 3" in page
+
+    mal = _get(session, ids["malformed"])
+    assert mal.status == "failed"
+    assert mal.failure_reason.startswith("invalid predictions file")
+    lines = {p["line"] for p in mal.failure_detail["problems"]}
+    assert {1, 2} <= lines, mal.failure_detail
+
+    rev = _get(session, ids["revoked"])
+    assert rev.status == "failed" and "revoked: terms breached" in rev.failure_reason
+    assert session.scalar(select(func.count()).select_from(ContainerRun)
+                          .where(ContainerRun.submission_id == rev.id)) == 0  # never loaded
+
+    # clean-up: no container left, no image left, no tarball left
+    assert _labelled(docker_client) == []
+    assert {i.id for i in docker_client.images.list()} <= before
+    assert not any((Path(app.config["DATA_DIR"]) / "images").iterdir())
+
+
+def test_hostile_tarball_rejected_at_intake(app, client, auth, imported, session, tmp_path,
+                                            docker_client):
+    token = auth.member()
+    evil = tarfile.TarInfo("../../evil")
+    evil.size = 3
+    path = write_save_tar(tmp_path / "evil.tar", extra_members=[(evil, b"bad")])
+    before = {i.id for i in docker_client.images.list()}
+    resp = _submit(client, token, path)
+    assert resp.status_code == 202, resp.json
+    assert resp.json["status"] == "failed"
+    assert resp.json["failure_reason"].startswith("image rejected: ")
+    assert "'..'" in resp.json["failure_reason"]
+    assert {i.id for i in docker_client.images.list()} == before  # nothing loaded
+    sub = _get(session, resp.json["id"])
+    assert sub.kind == "container" and sub.counts_toward_quota
+    assert session.scalar(select(QuotaUsage.count)) == 1
+    assert not any((Path(app.config["DATA_DIR"]) / "images").iterdir())
+
+
+def test_held_out_split_needs_an_approved_agreement(app, client, auth, imported, session,
+                                                    tarballs):
+    token = auth.member()
+    resp = _submit(client, token, tarballs["exit3"], split="test")
+    assert resp.status_code == 403, resp.json
+    assert "sign the data-use agreement" in resp.json["message"]
+    assert session.scalar(select(func.count()).select_from(Submission)) == 0
+    images = Path(app.config["DATA_DIR"]) / "images"
+    assert not images.exists() or not any(images.iterdir())
+    # predictions uploads are unchanged by the container gate
+    assert _submit(client, token, tarballs["exit3"], kind="bogus").status_code == 400
+
+
+def test_reaper_removes_expired_labelled_containers(app, docker_client, sleeper_image):
+    def make(deadline):
+        return docker_client.containers.run(
+            sleeper_image, detach=True, network_mode="none",
+            labels={LABEL_HARNESS: "1", LABEL_SUBMISSION: "999", LABEL_DEADLINE: str(deadline)})
+
+    old, fresh = make(int(time.time()) - 5), make(int(time.time()) + 600)
+    try:
+        from leaderboard.cli import main
+        with app.app_context():
+            res = CliRunner().invoke(main, ["reap"])
+        assert res.exit_code == 0, res.output
+        assert "reaped containers=1" in res.output
+        left = {c.id for c in _labelled(docker_client)}
+        assert old.id not in left and fresh.id in left
+    finally:
+        for c in (old, fresh):
+            try:
+                c.remove(force=True)
+            except Exception:
+                pass
+
+
+def test_reconciler_requeues_a_dead_run_once_then_fails_it(app, client, auth, imported, session,
+                                                            tarballs):
+    from leaderboard.queue import GPU_QUEUE, get_queue
+    from leaderboard.reconcile import reconcile
+
+    token = auth.member()
+    sid = _submit(client, token, tarballs["exit3"]).json["id"]
+    sub = _get(session, sid)
+    past = utcnow() - timedelta(seconds=5)
+    sub.status, sub.attempts, sub.deadline_at = "scoring", 1, past  # its worker died mid-run
+    session.commit()
+    with app.app_context():
+        get_queue(GPU_QUEUE).empty()
+        assert reconcile().requeued == [sid]
+        assert len(get_queue(GPU_QUEUE).job_ids) == 1
+    sub = _get(session, sid)
+    assert sub.status == "queued"
+    sub.status, sub.attempts, sub.deadline_at = "scoring", 2, past  # and died again
+    session.commit()
+    with app.app_context():
+        assert reconcile().failed == [sid]
+    sub = _get(session, sid)
+    assert sub.status == "failed" and "the runner stopped during the run" in sub.failure_reason
+    assert not sub.counts_toward_quota  # our fault: refunded
