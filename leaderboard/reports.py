@@ -70,12 +70,32 @@ def submission_report(session: Session, submission: Submission, *,
              "arrow": {True: "\u2191", False: "\u2193"}.get(spec["higher_is_better"], "")})
     shown = shown_part(parts, revealed=info["private_revealed"])
     grouped = [{"part": part, "task": task, "slices": [{"slice_key": k, "records": v}
-                                                       for k, v in slices.items()]}
+                                                       for k, v in slices.items()],
+                "overall": slices.get("", []), "axes": _pivot(slices)}
                for (part, task), slices in groups.items()]
     return {"benchmark": info, "parts": parts, "shown_part": shown, "groups": grouped,
             "records": records,
             "plots": _plots(session, submission, info, [r for r in records
                                                         if r["part"] == shown], shown)}
+
+
+def _pivot(slices: dict[str, list[dict]]) -> list[dict]:
+    """Breakdown slices as one table per axis (e.g. "modality x subcategory"): a row per slice
+    value, a column per metric, so a page shows tens of rows instead of hundreds of tables."""
+    axes: dict[tuple, dict] = {}
+    for key, recs in slices.items():
+        if not key or not recs:
+            continue
+        names = tuple(sorted(recs[0]["slice"]))
+        axis = axes.setdefault(names, {"name": " \u00d7 ".join(names), "metrics": {},
+                                       "rows": []})
+        for r in recs:
+            axis["metrics"].setdefault(r["metric"], {"metric": r["metric"], "title": r["title"],
+                                                     "arrow": r["arrow"], "fmt": r["fmt"]})
+        axis["rows"].append({"label": " \u00b7 ".join(str(recs[0]["slice"][n]) for n in names),
+                             "cells": {r["metric"]: r for r in recs}})
+    return [{"name": a["name"], "metrics": list(a["metrics"].values()), "rows": a["rows"]}
+            for a in axes.values()]
 
 
 def _plots(session: Session, submission: Submission, info: dict, records: list[dict],
