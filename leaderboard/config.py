@@ -24,6 +24,7 @@ overrides to `load_config`; nothing here runs at import time.
 ``HARNESS_*``          container limits (`harness.Limits.from_mapping`, e.g. HARNESS_WALL_S)
 ``LOGIN_RATE_LIMIT``   Flask-Limiter rule for POST /login (default "10 per minute")
 ``DEFAULT_JUDGE``      judge of benchmarks without an official one (default "rules")
+``JUDGE_DEADLINE_S``   judging queued/running this long is re-enqueued by the reconciler (1800)
 ``JUDGE_OPENAI_*``     ``BASE_URL``, ``MODEL``, ``API_KEY`` of the OpenAI-compatible judge
 =====================  =====================================================================
 """
@@ -126,6 +127,11 @@ def load_config(overrides: Mapping[str, Any] | None = None,
     # judges (issue 6): the judge of benchmarks whose admin chose none (a registry name or an
     # identity such as "rules@1"), and the OpenAI-compatible backend's endpoint
     cfg["DEFAULT_JUDGE"] = get("DEFAULT_JUDGE") or "rules"
+    # seconds judging may stay queued/running before the reconciler re-enqueues it
+    raw = get("JUDGE_DEADLINE_S", 1800)
+    if not str(raw).strip().isdigit():
+        raise ValueError(f"JUDGE_DEADLINE_S must be a whole number of seconds, got {raw!r}")
+    cfg["JUDGE_DEADLINE_S"] = int(raw)
     for name in ("JUDGE_OPENAI_BASE_URL", "JUDGE_OPENAI_MODEL", "JUDGE_OPENAI_API_KEY"):
         cfg[name] = get(name) or None
     cfg["RATELIMIT_ENABLED"] = _flag(get("RATELIMIT_ENABLED", "1"))

@@ -333,3 +333,4 @@ def audit_csv():
 
 
 from leaderboard.web import admin_judges  # noqa: E402,F401  (official judge routes, issue 6)
+from leaderboard.web import admin_builds  # noqa: E402,F401  (pack builds, issue 8)
