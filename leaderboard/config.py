@@ -23,6 +23,13 @@ overrides to `load_config`; nothing here runs at import time.
 ``GPU_DEVICE``         GPU index container runs use when the benchmark asks for one (unset: none)
 ``HARNESS_*``          container limits (`harness.Limits.from_mapping`, e.g. HARNESS_WALL_S)
 ``LOGIN_RATE_LIMIT``   Flask-Limiter rule for POST /login (default "10 per minute")
+``REGISTER_RATE_LIMIT``, ``TOKEN_RATE_LIMIT``, ``SUBMIT_RATE_LIMIT``  rules for those endpoints
+``MAX_BODY_BYTES``     cap on non-upload request bodies (default 1 MiB)
+``SESSION_LIFETIME_S``, ``REMEMBER_LIFETIME_S``  session and remember-me cookie lifetimes
+``TRUSTED_PROXY_COUNT``  reverse proxies in front of the app (ProxyFix; default 0)
+``DEFAULT_JUDGE``      judge of benchmarks whose admin chose none (default "rules")
+``JUDGE_OPENAI_*``     BASE_URL, MODEL, API_KEY of the OpenAI-compatible judge
+``GPU_DEVICE``, ``HARNESS_*``  GPU index and container limits for detector runs
 ``DEFAULT_JUDGE``      judge of benchmarks without an official one (default "rules")
 ``JUDGE_DEADLINE_S``   judging queued/running this long is re-enqueued by the reconciler (1800)
 ``JUDGE_OPENAI_*``     ``BASE_URL``, ``MODEL``, ``API_KEY`` of the OpenAI-compatible judge
@@ -134,6 +141,11 @@ def load_config(overrides: Mapping[str, Any] | None = None,
     cfg["JUDGE_DEADLINE_S"] = int(raw)
     for name in ("JUDGE_OPENAI_BASE_URL", "JUDGE_OPENAI_MODEL", "JUDGE_OPENAI_API_KEY"):
         cfg[name] = get(name) or None
+    # hardening (issue 7): converted and validated by leaderboard.web.hardening.init_app
+    for name in ("REGISTER_RATE_LIMIT", "TOKEN_RATE_LIMIT", "SUBMIT_RATE_LIMIT", "MAX_BODY_BYTES",
+                 "SESSION_LIFETIME_S", "REMEMBER_LIFETIME_S", "TRUSTED_PROXY_COUNT"):
+        if get(name) not in (None, ""):
+            cfg[name] = get(name)
     cfg["RATELIMIT_ENABLED"] = _flag(get("RATELIMIT_ENABLED", "1"))
     cfg["WTF_CSRF_ENABLED"] = _flag(get("WTF_CSRF_ENABLED", "1"))
     # Flask rejects bodies above this before our code runs; the streaming cap is the real check.

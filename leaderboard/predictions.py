@@ -30,6 +30,10 @@ from leaderboard.errors import PredictionError, ProblemList
 MAX_LINE_BYTES = 8 * 1024 * 1024
 MAX_TEXT_CHARS = 100_000
 MAX_DECOMPRESSED_BYTES = 8 * 1024**3
+#: past this many problems reading stops (a gzip bomb of bad lines must not keep a worker busy)
+STOP_AFTER_PROBLEMS = 100_000
+#: the authors' offline format is one JSON document, parsed whole: keep it bounded
+MAX_OFFLINE_BYTES = 512 * 1024**2
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _SPLIT_LETTERS = re.compile(r"[\s,;/]+")
 
@@ -73,6 +77,16 @@ class _Lines:
 
 class _TooBig(Exception):
     pass
+
+
+def _read_capped(lines, cap: int) -> bytes:
+    parts, total = [], 0
+    for _, r in lines:
+        total += len(r or b"")
+        if total > cap:
+            raise _TooBig()
+        parts.append(r or b"")
+    return b"".join(parts)
 
 
 def _open(source) -> tuple[IO[bytes], list]:
@@ -344,6 +358,7 @@ def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes]
     problems = ProblemList()
     col = _Collector(pack, split, problems)
     rows = 0
+    stopped_at = None
     if pack.key == "tridf" and _is_zip(source):
         return _validate_zip(pack, split, source, col, problems)
     try:
@@ -356,6 +371,9 @@ def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes]
         for n, raw in lines:
             if progress and n % 10000 == 0:
                 progress(n)
+            if problems.total >= STOP_AFTER_PROBLEMS:
+                stopped_at = n
+                break
             if raw is None:
                 problems.add(f"line longer than {MAX_LINE_BYTES} bytes", line=n)
                 continue
@@ -364,8 +382,9 @@ def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes]
             try:
                 row = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:
-                if first and pack.benchmark.accepts_offline_format:
-                    rest = raw + b"".join(r or b"" for _, r in lines)
+                # a pretty-printed {"model", "responses"} document starts with a lone "{"
+                if first and raw.strip() == b"{" and pack.benchmark.accepts_offline_format:
+                    rest = raw + _read_capped(lines, MAX_OFFLINE_BYTES)
                     try:
                         doc = orjson.loads(rest)
                     except orjson.JSONDecodeError:
@@ -400,6 +419,10 @@ def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes]
             h.close()
     if rows == 0 and not problems:
         problems.add("the file has no predictions")
+    if stopped_at is not None:
+        raise PredictionError(f"{problems.total} problems in the first {stopped_at - 1} lines; "
+                              f"stopped reading at line {stopped_at}: fix the ones listed and "
+                              "submit again", problems)
     covered = _coverage(pack, col, problems)
     if problems:
         raise PredictionError(f"{problems.total} problem(s) in the predictions file", problems)

@@ -29,6 +29,9 @@ fi
 # Chromium for Playwright (the Python package drives /usr/bin/chromium; no browser download)
 [ -x /usr/bin/chromium ] || apt_install chromium
 
+# docker compose (v2 plugin) or Debian's docker-compose, to validate docker/compose.yaml
+docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null || apt_install docker-compose
+
 # Docker engine without networking (containers always run with networking off)
 if [ -f scripts/start-docker.sh ]; then bash scripts/start-docker.sh; fi
 echo "services ready"

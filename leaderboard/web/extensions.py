@@ -11,4 +11,6 @@ login_manager = LoginManager()
 login_manager.login_view = "auth.login"
 login_manager.login_message = "Please log in to see this page."
 login_manager.session_protection = "strong"
-limiter = Limiter(get_remote_address, default_limits=[])
+# A Redis outage must not turn rate-limited endpoints into 500s: fall back to memory.
+limiter = Limiter(get_remote_address, default_limits=[], swallow_errors=True,
+                  in_memory_fallback_enabled=True)

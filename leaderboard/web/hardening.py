@@ -7,9 +7,10 @@
   age (Flask checks it on every load), ``REMEMBER_LIFETIME_S`` (default 14 days, Flask-Login's own
   default is a year) bounds the remember-me cookie. Cookie flags (Secure, HttpOnly, SameSite=Lax)
   are set by `leaderboard.config`; a production app without Secure cookies logs a warning.
-* Body size: ``MAX_CONTENT_LENGTH`` (config: MAX_UPLOAD_MB + 1 MB) applies to the two upload
-  endpoints; every other request body is capped at ``MAX_BODY_BYTES`` (default 1 MiB) before any
-  view or CSRF check reads it, so a multi-megabyte POST to /login is refused with 413 unread.
+* Body size: ``MAX_CONTENT_LENGTH`` (config: the larger of MAX_UPLOAD_MB and MAX_IMAGE_MB,
+  + 1 MB) applies to the two upload endpoints (predictions files and image tarballs); every
+  other request body is capped at ``MAX_BODY_BYTES`` (default 1 MiB) before any view or CSRF
+  check reads it, so a multi-megabyte POST to /login is refused with 413 unread.
 * Rate limits (the shared Flask-Limiter, Redis-backed when ``REDIS_URL`` is set) on the endpoints
   that create accounts, tokens and submissions; POST /login already has ``LOGIN_RATE_LIMIT``.
   Registration is keyed by client address (there is no account yet); token creation and uploads
@@ -53,7 +54,7 @@ SECURITY_HEADERS = {
     "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
 }
 HSTS = "max-age=31536000; includeSubDomains"
-#: endpoints whose bodies may reach MAX_CONTENT_LENGTH (predictions files)
+#: endpoints whose bodies may reach MAX_CONTENT_LENGTH (predictions files, image tarballs)
 UPLOAD_ENDPOINTS = frozenset({"api.create_submission", "submit.upload"})
 
 DEFAULTS = {

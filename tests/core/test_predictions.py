@@ -178,3 +178,13 @@ def test_fuzz_never_raises_anything_else(pack, tmp_path, data):
     except PredictionError as exc:
         assert exc.problems.total >= 1
         str(exc)
+
+
+def test_reading_stops_after_too_many_problems(pack, tmp_path, monkeypatch):
+    import leaderboard.predictions as mod
+    monkeypatch.setattr(mod, "STOP_AFTER_PROBLEMS", 100)
+    path = tmp_path / "bomb.jsonl.gz"
+    path.write_bytes(gzip.compress(b"garbage\n" * 100_000))
+    with pytest.raises(PredictionError) as exc:
+        validate_predictions(pack, "dev", path)
+    assert exc.value.problems.total == 100 and "stopped reading at line 101" in str(exc.value)
