@@ -58,14 +58,7 @@ def enqueue_scoring(submission_id: int) -> str:
     """
     cfg = current_app.config
     job_id = f"score-{submission_id}-{uuid.uuid4().hex[:8]}"
-    now = utcnow()
-    with get_db().scope() as session:
-        session.execute(
-            update(Submission)
-            .where(Submission.id == submission_id,
-                   Submission.status.in_(("received", "queued")))
-            .values(status="queued", queued_at=now, job_id=job_id,
-                    deadline_at=now + timedelta(seconds=cfg["QUEUE_DEADLINE_S"])))
+    _mark_queued(submission_id, job_id, cfg["QUEUE_DEADLINE_S"])
     queue = get_queue()
     if queue is None:
         _run_inline(submission_id)
@@ -79,6 +72,18 @@ def enqueue_scoring(submission_id: int) -> str:
         log.warning("enqueue submission=%s failed; the reconciler will re-queue it",
                     submission_id, exc_info=True)
     return job_id
+
+
+def _mark_queued(submission_id: int, job_id: str, deadline_s: int) -> None:
+    """Record the job on the row before it is enqueued: the row, not the queue, is the truth."""
+    now = utcnow()
+    with get_db().scope() as session:
+        session.execute(
+            update(Submission)
+            .where(Submission.id == submission_id,
+                   Submission.status.in_(("received", "queued")))
+            .values(status="queued", queued_at=now, job_id=job_id,
+                    deadline_at=now + timedelta(seconds=deadline_s)))
 
 
 GPU_QUEUE = "gpu"
@@ -96,14 +101,7 @@ def enqueue_container(submission_id: int) -> str:
 
     cfg = current_app.config
     job_id = f"run-{submission_id}-{uuid.uuid4().hex[:8]}"
-    now = utcnow()
-    with get_db().scope() as session:
-        session.execute(
-            update(Submission)
-            .where(Submission.id == submission_id,
-                   Submission.status.in_(("received", "queued")))
-            .values(status="queued", queued_at=now, job_id=job_id,
-                    deadline_at=now + timedelta(seconds=cfg["QUEUE_DEADLINE_S"])))
+    _mark_queued(submission_id, job_id, cfg["QUEUE_DEADLINE_S"])
     queue = get_queue(GPU_QUEUE)
     if queue is None:
         try:

@@ -14,53 +14,30 @@ The caller commits, then enqueues accepted ones (`leaderboard.queue.enqueue_cont
 """
 from __future__ import annotations
 
-import hashlib
 import os
-import uuid
 from datetime import datetime
-from pathlib import Path
 from typing import IO
 
 from harness import ImageRejected, Limits, inspect_tarball
 from leaderboard.access.gate import can_access
 from leaderboard.models import Submission, User, utcnow
 from leaderboard.packs import HELD_OUT_SPLITS
-from leaderboard.services import Forbidden, ServiceError
-from leaderboard.services.benchmarks import get_benchmark
-from leaderboard.services.submissions import (CHUNK, StoredFile, _check_fields, _quota_error,
-                                              quota_status, take_quota)
+from leaderboard.services import Forbidden
+from leaderboard.services.submissions import (StoredFile, check_request, store_upload,
+                                              submission_row, take_quota_or_raise)
 
 IMAGES_DIR = "images"
 REJECTED_PREFIX = "image rejected"
 
 
 def store_image(stream: IO[bytes], *, data_dir: str | os.PathLike, max_bytes: int) -> StoredFile:
-    """Stream ``stream`` to ``DATA_DIR/images/<uuid>.tar``, hashing it, stopping at ``max_bytes``.
+    """Stream ``stream`` to ``DATA_DIR/images/<uuid>.tar`` (see `store_upload`).
 
-    Raises ServiceError (413) naming the cap when larger, (400) when empty; nothing is kept then.
     The name says ``.tar`` whatever the compression: inspection and loading detect gzip.
     """
-    folder = Path(data_dir) / IMAGES_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{uuid.uuid4().hex}.tar"
-    digest, size = hashlib.sha256(), 0
-    try:
-        with open(path, "wb") as out:
-            while chunk := stream.read(CHUNK):
-                size += len(chunk)
-                if size > max_bytes:
-                    raise ServiceError(
-                        f"the image tarball is larger than the {max_bytes // (1024 * 1024)} MB "
-                        "limit; make the image smaller (a slimmer base, no build caches)",
-                        status=413, code="too_large")
-                digest.update(chunk)
-                out.write(chunk)
-        if size == 0:
-            raise ServiceError("the uploaded file is empty", code="empty_file")
-    except BaseException:
-        path.unlink(missing_ok=True)
-        raise
-    return StoredFile(path, digest.hexdigest(), size)
+    return store_upload(stream, data_dir=data_dir, max_bytes=max_bytes, folder=IMAGES_DIR,
+                        suffix=".tar", too_large_hint="make the image smaller (a slimmer base, "
+                                                      "no build caches)")
 
 
 def check_container_access(session, user: User, bench, split: str) -> None:
@@ -86,20 +63,11 @@ def create_container_submission(
     and Forbidden when the data-use gate refuses a held-out split (nothing is stored).
     """
     now = now or utcnow()
-    bench = get_benchmark(session, benchmark)
-    method_name, description = (method_name or "").strip(), (description or "").strip()
-    paper_url, code_url = (paper_url or "").strip(), (code_url or "").strip()
-    problems = _check_fields(bench, split, method_name, paper_url, code_url, description)
-    if problems:
-        raise ServiceError("please correct these fields", problems)
-    if user.team_id is None:
-        raise Forbidden("join or create a team before submitting: quotas and boards are per team")
-    if not bench.submissions_open:
-        raise Forbidden(f"submissions to {bench.key} are closed")
+    bench, fields = check_request(session, user=user, benchmark=benchmark, split=split,
+                                  default_quota=default_quota, now=now, method_name=method_name,
+                                  description=description, paper_url=paper_url,
+                                  code_url=code_url)
     check_container_access(session, user, bench, split)
-    status = quota_status(session, user.team_id, bench, default=default_quota, now=now)
-    if status.left == 0:
-        raise _quota_error(bench, status)
     stored = store_image(stream, data_dir=data_dir, max_bytes=max_bytes)
     try:
         rejected: ImageRejected | None = None
@@ -107,15 +75,9 @@ def create_container_submission(
             inspect_tarball(stored.path, limits)
         except ImageRejected as exc:
             rejected = exc
-        if not take_quota(session, user.team_id, bench, default=default_quota, now=now):
-            raise _quota_error(bench, quota_status(session, user.team_id, bench,
-                                                   default=default_quota, now=now))
-        sub = Submission(benchmark_id=bench.id, split=split, team_id=user.team_id,
-                         user_id=user.id, kind="container", method_name=method_name,
-                         description=description, paper_url=paper_url, code_url=code_url,
-                         is_public=bool(is_public), status="received",
-                         file_path=str(stored.path.relative_to(Path(data_dir))),
-                         file_sha256=stored.sha256, file_size=stored.size, created_at=now)
+        take_quota_or_raise(session, user, bench, default_quota=default_quota, now=now)
+        sub = submission_row(bench, user, split=split, kind="container", fields=fields,
+                             stored=stored, data_dir=data_dir, is_public=is_public, now=now)
         if rejected is not None:
             _reject(sub, rejected, now=now)
             stored.path.unlink(missing_ok=True)

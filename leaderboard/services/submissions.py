@@ -56,27 +56,28 @@ class QuotaStatus:
                 "resets_at": self.resets_at.isoformat()}
 
 
-def store_upload(stream: IO[bytes], *, data_dir: str | os.PathLike, max_bytes: int) -> StoredFile:
-    """Stream ``stream`` to ``DATA_DIR/uploads/`` computing sha256, stopping at ``max_bytes``.
+def store_upload(stream: IO[bytes], *, data_dir: str | os.PathLike, max_bytes: int,
+                 folder: str = "uploads", suffix: str = ".jsonl",
+                 too_large_hint: str = "gzip it (the server reads .jsonl.gz) or contact the "
+                                       "organisers") -> StoredFile:
+    """Stream ``stream`` to ``DATA_DIR/<folder>/<uuid><suffix>`` computing sha256, stopping at
+    ``max_bytes``.
 
-    Raises ServiceError (413) naming the limit when the file is larger, (400) when it is empty.
+    Raises ServiceError (413) naming the limit when the file is larger, (400) when it is empty;
+    nothing is kept then.
     """
-    folder = Path(data_dir) / "uploads"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{uuid.uuid4().hex}.jsonl"
+    target = Path(data_dir) / folder
+    target.mkdir(parents=True, exist_ok=True)
+    path = target / f"{uuid.uuid4().hex}{suffix}"
     digest, size = hashlib.sha256(), 0
     try:
         with open(path, "wb") as out:
-            while True:
-                chunk = stream.read(CHUNK)
-                if not chunk:
-                    break
+            while chunk := stream.read(CHUNK):
                 size += len(chunk)
                 if size > max_bytes:
                     raise ServiceError(
                         f"the file is larger than the {max_bytes // (1024 * 1024)} MB limit; "
-                        "gzip it (the server reads .jsonl.gz) or contact the organisers",
-                        status=413, code="too_large")
+                        f"{too_large_hint}", status=413, code="too_large")
                 digest.update(chunk)
                 out.write(chunk)
         if size == 0:
@@ -177,10 +178,35 @@ def create_submission(session: Session, *, user: User, benchmark: str, split: st
     ``resets_at``). The caller commits, then enqueues (`leaderboard.queue.enqueue_scoring`).
     """
     now = now or utcnow()  # one instant for the quota day and created_at
+    bench, fields = check_request(session, user=user, benchmark=benchmark, split=split,
+                                  default_quota=default_quota, now=now, method_name=method_name,
+                                  description=description, paper_url=paper_url,
+                                  code_url=code_url)
+    stored = store_upload(stream, data_dir=data_dir, max_bytes=max_bytes)
+    try:
+        take_quota_or_raise(session, user, bench, default_quota=default_quota, now=now)
+        sub = submission_row(bench, user, split=split, kind="predictions", fields=fields,
+                             stored=stored, data_dir=data_dir, is_public=is_public, now=now)
+        session.add(sub)
+        session.flush()
+    except BaseException:
+        stored.path.unlink(missing_ok=True)
+        raise
+    return sub
+
+
+def check_request(session: Session, *, user: User, benchmark: str, split: str,
+                  default_quota: int, now: datetime, method_name: str, description: str,
+                  paper_url: str, code_url: str) -> tuple[Benchmark, dict]:
+    """The checks every submission kind makes before reading its body: fields (400), a team
+    (403), open submissions (403) and quota left (429). Returns the benchmark and the cleaned
+    fields."""
     bench = get_benchmark(session, benchmark)
-    method_name, description = (method_name or "").strip(), (description or "").strip()
-    paper_url, code_url = (paper_url or "").strip(), (code_url or "").strip()
-    problems = _check_fields(bench, split, method_name, paper_url, code_url, description)
+    fields = {"method_name": (method_name or "").strip(),
+              "description": (description or "").strip(),
+              "paper_url": (paper_url or "").strip(), "code_url": (code_url or "").strip()}
+    problems = _check_fields(bench, split, fields["method_name"], fields["paper_url"],
+                             fields["code_url"], fields["description"])
     if problems:
         raise ServiceError("please correct these fields", problems)
     if user.team_id is None:
@@ -188,26 +214,28 @@ def create_submission(session: Session, *, user: User, benchmark: str, split: st
     if not bench.submissions_open:
         raise Forbidden(f"submissions to {bench.key} are closed")
     status = quota_status(session, user.team_id, bench, default=default_quota, now=now)
-    if status.left == 0:  # fail fast, before reading a large body; re-checked atomically below
+    if status.left == 0:  # fail fast, before reading a large body; re-checked atomically later
         raise _quota_error(bench, status)
-    stored = store_upload(stream, data_dir=data_dir, max_bytes=max_bytes)
-    try:
-        if not take_quota(session, user.team_id, bench, default=default_quota, now=now):
-            raise _quota_error(bench, quota_status(session, user.team_id, bench,
-                                                   default=default_quota, now=now))
-        sub = Submission(benchmark_id=bench.id, split=split, team_id=user.team_id,
-                         user_id=user.id, kind="predictions", method_name=method_name,
-                         description=description, paper_url=paper_url, code_url=code_url,
-                         is_public=bool(is_public), status="received",
-                         file_path=str(stored.path.relative_to(Path(data_dir))),
-                         file_sha256=stored.sha256, file_size=stored.size,
-                         created_at=now)
-        session.add(sub)
-        session.flush()
-    except BaseException:
-        stored.path.unlink(missing_ok=True)
-        raise
-    return sub
+    return bench, fields
+
+
+def take_quota_or_raise(session: Session, user: User, bench: Benchmark, *, default_quota: int,
+                        now: datetime) -> None:
+    """Take one unit of the team's daily quota atomically, or raise 429 with what is left."""
+    if not take_quota(session, user.team_id, bench, default=default_quota, now=now):
+        raise _quota_error(bench, quota_status(session, user.team_id, bench,
+                                               default=default_quota, now=now))
+
+
+def submission_row(bench: Benchmark, user: User, *, split: str, kind: str, fields: dict,
+                   stored: StoredFile, data_dir: str | os.PathLike, is_public: bool,
+                   now: datetime) -> Submission:
+    """A new "received" submission row for a stored upload (not added to the session)."""
+    return Submission(benchmark_id=bench.id, split=split, team_id=user.team_id, user_id=user.id,
+                      kind=kind, is_public=bool(is_public), status="received",
+                      file_path=str(stored.path.relative_to(Path(data_dir))),
+                      file_sha256=stored.sha256, file_size=stored.size, created_at=now,
+                      **fields)
 
 
 def _quota_error(bench: Benchmark, status: QuotaStatus) -> ServiceError:
