@@ -191,15 +191,8 @@ def live(request, syncred_pack, tmp_path):
 
 
 @pytest.fixture(scope="session")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip(f"needs {CHROMIUM} (apt-get install -y chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+def browser(chromium):
+    return chromium
 
 
 @pytest.fixture

@@ -42,15 +42,8 @@ def live(app, imported):
 
 
 @pytest.fixture
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                               args=["--no-sandbox", "--disable-gpu",
-                                     "--disable-background-networking"])
-        yield b
-        b.close()
+def browser(chromium):
+    return chromium
 
 
 def _login(browser, base: str, email: str):
