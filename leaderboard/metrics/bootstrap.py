@@ -226,6 +226,9 @@ def bootstrap_mean_ci(values, *, strata=None, n_resamples: int = N_RESAMPLES, se
 
 
 _RANKING = ("average_precision", "roc_auc", "pr_auc", "tpr_at_fpr")
+#: resamples x rows above which ranking CIs draw fewer resamples (see bootstrap_ranking_ci)
+RANKING_CELL_BUDGET = 4_000_000
+MIN_RANKING_RESAMPLES = 200
 
 
 def _class_multiplicities(m: int, rows: int, rng) -> np.ndarray:
@@ -245,6 +248,13 @@ def bootstrap_ranking_ci(*, metric: str, y_true, y_score, y_pred=None, max_fpr=N
     ``y_score`` is None or has a missing score).
     """
     conf = _check_common(n_resamples, seed, confidence)
+    # Cost is n_resamples x n cells; past the budget fewer resamples are drawn (never under
+    # MIN_RANKING_RESAMPLES), so a 24k-row block's AP interval costs ~0.1 s, not ~0.3 s. At such
+    # sizes the interval is narrow and 200+ resamples place its percentiles well enough.
+    n_items = np.size(y_true)
+    if n_items:
+        n_resamples = max(min(n_resamples, MIN_RANKING_RESAMPLES),
+                          min(n_resamples, RANKING_CELL_BUDGET // n_items))
     if metric not in _RANKING:
         raise ValueError(f"unknown ranking metric {metric!r}; known: {list(_RANKING)}")
     t = bool_vector("y_true", y_true)
