@@ -127,13 +127,14 @@ class _progress:
 
 
 def format_value(value: float | None, fmt: str) -> str:
+    """As the boards show it (`leaderboard.plots.format_value`), without importing the server."""
     if value is None:
         return "n/a"
     if fmt == "pct":
         return f"{100 * value:.1f}%"
     if fmt == "signed":
-        return f"{100 * value:+.1f}pp"
-    return f"{value:.3f}"
+        return f"{value:+.3f}"
+    return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
 
 
 def _print_table(pack, result) -> None:
