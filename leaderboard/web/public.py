@@ -131,8 +131,17 @@ def benchmark(key: str):
                     "modality": task_modality, "slice_key": None, "mode": "team"}
             sections.append({"task": t, "split": split, "modality": task_modality,
                              "table": _board_fragment(args, 1, PREVIEW_ROWS, compact=True)})
+    vai = []
+    if "vai_mean" in info["metrics"]:  # VCT²: VAI of each generator vs detectors' accuracy
+        from leaderboard.analyses import vai_vs_accuracy
+
+        split = "test" if "test" in info["splits"] else info["splits"][0]
+        part = ("private" if info["private_revealed"] else "public") if split == "test" else "all"
+        vai = [{"split": split, "part": part, **v} for v in boards.get_cache().get_or_compute(
+            key, ("vai_vs_accuracy", split, part),
+            lambda: vai_vs_accuracy(session, key, split, part))]
     return render_template("public/benchmark.html", info=info, description=desc,
-                           sections=sections, modality=modality)
+                           sections=sections, modality=modality, vai=vai)
 
 
 @bp.route("/benchmarks/<key>/boards/<task>/<split>")
