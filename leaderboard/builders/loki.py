@@ -39,6 +39,7 @@ from pathlib import Path
 from leaderboard.benchmarks.loki import Loki
 from leaderboard.builders.common import (BuildReport, MediaStore, Problems, Progress, Splitter,
                                          fail, load_json, open_pack, record, resolve_media)
+from leaderboard.demo.loki import AGREEMENT
 from leaderboard.demo.writer import stable_fraction
 
 MODALITY = {"image-text": "image", "video-text": "video", "point-text": "3d", "text-only": "text",
@@ -243,7 +244,7 @@ def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fractio
     report = BuildReport("loki", Path(out))
     rows, units = [], _Units()
     with open_pack(Path(out), META, description=_description(source.name),
-                   agreement=_agreement()) as w:
+                   agreement=AGREEMENT) as w:
         store = MediaStore(w, link=link_media)
         for k, path in enumerate(files):
             rel = path.relative_to(root).as_posix()
@@ -309,9 +310,3 @@ AI-generated, and why. This pack was built from the authors' release ({source_na
 Free-text answers are read with LOKI's rules; unparsable answers are wrong and counted. 95%
 bootstrap confidence intervals over items, fixed seed.
 """
-
-
-def _agreement() -> str:
-    from leaderboard.demo.loki import AGREEMENT
-
-    return AGREEMENT

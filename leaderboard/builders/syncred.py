@@ -24,19 +24,11 @@ from pathlib import Path
 from leaderboard.benchmarks.syncred import FORMS, LANGUAGES, STYLES
 from leaderboard.builders.common import (BuildReport, MediaStore, Problems, Progress, Splitter,
                                          fail, load_json, open_pack)
-from leaderboard.demo.syncred import AGREEMENT, DESCRIPTION
+from leaderboard.demo import syncred as demo
 
 IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".webp"}
 NAME = re.compile(r"^(?P<form>[A-Za-z]{2})_(?P<style>[A-Za-z]{2})_(?P<index>\d+)$")
 ALLOWED = {"label": ("fake", "real"), "form": FORMS, "style": STYLES, "language": LANGUAGES}
-META = {
-    "key": "syncred", "title": "SynCred-Bench", "version": "1", "modalities": ["image"],
-    "tasks": [{"key": "detection", "kind": "detection", "title": "AI-generated image detection",
-               "modalities": ["image"], "headline": "tpr_at_fpr_5",
-               "secondary": ["tpr", "pr_auc"],
-               "description": "Is this image of a document or interface AI-generated?"}],
-    "splits": ["dev", "test"],
-}
 
 
 def parse_name(stem: str) -> dict | None:
@@ -116,8 +108,9 @@ def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fractio
         for p, fields in _overrides(meta_path, by_name, root).items():
             facts[p].update(fields)
     report = BuildReport("syncred", Path(out))
-    with open_pack(Path(out), META, description=_description(root.name),
-                   agreement=AGREEMENT.replace(" (demo)", "")) as w:
+    origin = f"This pack was built from the authors' release ({root.name})."
+    with open_pack(Path(out), demo.meta(), description=demo.description(source=origin),
+                   agreement=demo.agreement(demo=False)) as w:
         store, rows, seen = MediaStore(w, link=link_media), [], {}
         for k, (p, fields) in enumerate(facts.items()):
             rel = p.relative_to(root).as_posix()
@@ -142,12 +135,3 @@ def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fractio
     report.notes.append(f"{n_fake} positives, {len(facts) - n_fake} negatives")
     return report
 
-
-def _description(source_name: str) -> str:
-    text = DESCRIPTION.replace("# SynCred-Bench (demo pack)", "# SynCred-Bench")
-    cut = text.find("**This demo pack is procedural**")
-    if cut >= 0:  # the demo's caveat does not apply: say where the images come from instead
-        end = text.find("\n\n", cut)
-        text = (text[:cut] + f"This pack was built from the authors' release ({source_name})."
-                + text[end:])
-    return text

@@ -32,7 +32,8 @@ from pathlib import Path
 from leaderboard.builders.common import (BuildReport, MediaStore, Problems, Progress, Splitter,
                                          fail, iter_csv, iter_jsonl, load_json, normalize_key,
                                          open_pack, record, resolve_media)
-from leaderboard.demo.tridf import AGREEMENT, NONE_OPTION, OEQ_A, OEQ_B, _meta as demo_meta
+from leaderboard.demo.tridf import AGREEMENT, NONE_OPTION, OEQ_A, OEQ_B
+from leaderboard.demo.tridf import meta as demo_meta
 from leaderboard.demo.writer import stable_fraction
 from leaderboard.taxonomy import ARTIFACT_TYPES, ARTIFACTS_BY_KEY, TRIDF_ARTIFACTS
 

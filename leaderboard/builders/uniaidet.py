@@ -33,7 +33,7 @@ from leaderboard.benchmarks.uniaidet import DOMAINS, FAMILIES, FAMILY_OF, PARTIA
 from leaderboard.builders.common import (BuildReport, MediaStore, Problems, Progress, Splitter,
                                          fail, iter_csv, iter_jsonl, normalize_key, open_pack,
                                          resolve_media)
-from leaderboard.demo.uniaidet import AGREEMENT, DESCRIPTION
+from leaderboard.demo import uniaidet as demo
 from leaderboard.metrics.masks import encode_mask
 
 COLUMNS = {"image": ("image", "image_path", "path", "file"), "split": ("split", "domain"),
@@ -42,15 +42,6 @@ COLUMNS = {"image": ("image", "image_path", "path", "file"), "split": ("split", 
 GENERATOR = {normalize_key(g): g for g in FAMILY_OF}
 FAMILY = {normalize_key(f): f for f in FAMILIES}
 _ID_OK = re.compile(r"^[A-Za-z0-9._:\-/]{1,200}$")
-META = {
-    "key": "uniaidet", "title": "UniAIDet", "version": "1", "modalities": ["image"],
-    "tasks": [{"key": "detection", "kind": "detection",
-               "title": "AI-generated image detection and localization",
-               "modalities": ["image"], "headline": "accuracy",
-               "secondary": ["miou", "average_precision"],
-               "description": "Is the image (partly) AI-generated, and which pixels?"}],
-    "splits": ["dev", "test"],
-}
 
 
 def find_manifest(source: Path) -> Path:
@@ -146,8 +137,9 @@ def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fractio
     base, rel = manifest.parent, manifest.name
     report = BuildReport("uniaidet", Path(out))
     problems, rows, seen = Problems(), [], {}
-    with open_pack(Path(out), META, description=_description(manifest.name),
-                   agreement=AGREEMENT.replace(" (demo)", "")) as w:
+    origin = f"This pack was built from the manifest {manifest.name}."
+    with open_pack(Path(out), demo.meta(), description=demo.description(source=origin),
+                   agreement=demo.agreement(demo=False)) as w:
         store = MediaStore(w, link=link_media)
         for k, (n, row) in enumerate(_rows(manifest, rel)):
             parsed = _parse(row, n, rel, base, problems)
@@ -196,11 +188,3 @@ def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fractio
         w.meta = report.fit_meta(w.meta)
     return report
 
-
-def _description(manifest_name: str) -> str:
-    text = DESCRIPTION.replace("# UniAIDet (demo pack)", "# UniAIDet")
-    cut = text.find("**This demo pack is procedural**")
-    if cut >= 0:
-        end = text.find("\n\n", cut)
-        text = text[:cut] + f"This pack was built from the manifest {manifest_name}." + text[end:]
-    return text

@@ -42,21 +42,13 @@ import numpy as np
 from leaderboard.benchmarks.vct2 import SUBSET_GENERATORS, SUBSETS
 from leaderboard.builders.common import (BuildReport, MediaStore, Progress, Splitter, fail,
                                          image_ext, open_pack)
-from leaderboard.demo.vct2 import AGREEMENT, DESCRIPTION
+from leaderboard.demo import vct2 as demo
 from leaderboard.vai import FEATURES, image_features, visual_ai_index
 
 REAL_COLUMN = {"COCO_AI": "coco_image", "Twitter_AI": "twitter_image"}
 GENERATOR_COLUMN = {"sd21_image": "SD 2.1", "sdxl_image": "SDXL", "sd3_image": "SD3 Medium",
                     "sd35_image": "SD3.5 Large", "dalle_image": "DALL·E 3",
                     "midjourney_image": "Midjourney 6"}
-META = {
-    "key": "vct2", "title": "VCT²", "version": "1", "modalities": ["image"],
-    "tasks": [{"key": "detection", "kind": "detection",
-               "title": "Zero-shot AI-generated image detection", "modalities": ["image"],
-               "headline": "mean_accuracy", "secondary": ["mean_recall", "mean_precision"],
-               "description": "Is this image real or generated from its caption?"}],
-    "splits": ["dev", "test"],
-}
 
 
 def table_columns(subset: str) -> dict[str, str | None]:
@@ -199,8 +191,9 @@ def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fractio
     pool = (ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
             if workers > 1 else None)
     try:
-        with open_pack(Path(out), META, description=_description(),
-                       agreement=AGREEMENT.replace(" (demo)", "")) as w:
+        origin = "This pack was built from the authors' released tables."
+        with open_pack(Path(out), demo.meta(), description=demo.description(source=origin),
+                       agreement=demo.agreement(demo=False)) as w:
             store = MediaStore(w)
             for path in files:
                 rel = path.name if source.is_file() else path.relative_to(source).as_posix()
@@ -246,11 +239,3 @@ def _write(w, rows: _Rows, splitter: Splitter, report: BuildReport) -> None:
         report.count(split, "detection", "image")
     w.meta = report.fit_meta(w.meta)
 
-
-def _description() -> str:
-    text = DESCRIPTION.replace("# VCT² (demo pack)", "# VCT²")
-    cut = text.find("**This demo pack is procedural**")
-    if cut >= 0:
-        end = text.find("\n\n", cut)
-        text = text[:cut] + "This pack was built from the authors' released tables." + text[end:]
-    return text

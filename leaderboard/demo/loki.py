@@ -194,7 +194,8 @@ def _questions(pair: dict, rng: np.random.Generator, with_media: bool, w: PackWr
             **common, "generator": pair["generator"], "reference": _reference(pair, rng)}
 
 
-def _meta() -> dict:
+def meta() -> dict:
+    """The pack's meta.json (a fresh dict)."""
     all_m = ["video", "image", "3d", "text", "audio"]
     return {
         "key": "loki", "title": "LOKI", "version": "1", "modalities": all_m,
@@ -283,7 +284,7 @@ def generate(out: Path, *, scale: str = "small", seed: int = 0) -> Path:
         raise ValueError(f"scale must be one of {sorted(PAIRS)}, got {scale!r}")
     rng = np.random.default_rng([seed, 1])
     pairs = _samples(scale, seed, rng)
-    with PackWriter(Path(out), _meta(), description=description(),
+    with PackWriter(Path(out), meta(), description=description(),
                     agreement=AGREEMENT) as w:
         rows = []
         for pair in pairs:

@@ -15,7 +15,8 @@ import numpy as np
 
 from leaderboard.benchmarks.syncred import FORMS, LANGUAGES, STYLES
 from leaderboard.demo import images
-from leaderboard.demo.writer import PackWriter, assign_part, assign_split
+from leaderboard.demo.writer import (PackWriter, assign_part, assign_split, release_agreement,
+                                     release_description)
 
 SIZE = 96
 #: the single generator's trait (smoother strokes, a faint up-sampling grid, no paper noise)
@@ -73,6 +74,29 @@ Access is personal, may expire, and may be revoked if these terms are broken.
 """
 
 
+def meta() -> dict:
+    """The pack's meta.json (a fresh dict): shared with the pack builder, which fills in counts."""
+    return {
+        "key": "syncred", "title": "SynCred-Bench", "version": "1", "modalities": ["image"],
+        "tasks": [{"key": "detection", "kind": "detection", "title": "AI-generated image detection",
+                   "modalities": ["image"], "headline": "tpr_at_fpr_5",
+                   "secondary": ["tpr", "pr_auc"],
+                   "description": "Is this image of a document or interface AI-generated?"}],
+        "splits": ["dev", "test"],
+    }
+
+
+def description(*, source: str | None = None) -> str:
+    """The public page; ``source`` (a sentence naming the authors' data) turns it into the page
+    of a pack built from that data, without the demo caveat."""
+    return DESCRIPTION if source is None else release_description(DESCRIPTION, source=source)
+
+
+def agreement(*, demo: bool = True) -> str:
+    """The data-use agreement; ``demo=False`` for a pack built from the authors' data."""
+    return AGREEMENT if demo else release_agreement(AGREEMENT)
+
+
 def opaque_id(*parts: object, seed: int) -> str:
     """An item id that says nothing about the item (hash of its generation key)."""
     h = hashlib.sha256("\x1f".join(map(str, (seed, *parts))).encode()).hexdigest()
@@ -111,20 +135,13 @@ def generate(out: Path, *, scale: str = "small", seed: int = 0) -> Path:
     """Write the SynCred-Bench demo pack to ``out`` (replaced); deterministic for ``seed``."""
     if scale not in ("small", "large"):
         raise ValueError(f"scale must be 'small' or 'large', got {scale!r}")
-    meta = {
-        "key": "syncred", "title": "SynCred-Bench", "version": "1", "modalities": ["image"],
-        "tasks": [{"key": "detection", "kind": "detection", "title": "AI-generated image detection",
-                   "modalities": ["image"], "headline": "tpr_at_fpr_5",
-                   "secondary": ["tpr", "pr_auc"],
-                   "description": "Is this image of a document or interface AI-generated?"}],
-        "splits": ["dev", "test"],
-    }
+    pack_meta = meta()
     rows = []
     for n, (label, form, style, lang) in enumerate(_plan(scale)):
         key = f"{label}:{form}:{style}:{lang}:{n}"
         rows.append((opaque_id(key, seed=seed), key, label, form, style, lang, n))
     rows.sort()  # id order: the file order says nothing about the class
-    with PackWriter(Path(out), meta, description=DESCRIPTION, agreement=AGREEMENT) as w:
+    with PackWriter(Path(out), pack_meta, description=DESCRIPTION, agreement=AGREEMENT) as w:
         for item_id, key, label, form, style, lang, n in rows:
             item = {"id": item_id, "task": "detection", "modality": "image"}
             if scale == "small":

@@ -173,7 +173,8 @@ def _pair_rows(rng, seed: int, modality: str, task: str, gen: str, k: int, with_
             **hidden, "artifacts": sorted(ann) if truth == "fake" else [], "label": truth}
 
 
-def _meta() -> dict:
+def meta() -> dict:
+    """The pack's meta.json (a fresh dict); the pack builder starts from it too."""
     mods = ["image", "video", "audio"]
     return {
         "key": "tridf", "title": "TriDF", "version": "1", "modalities": mods,
@@ -255,7 +256,7 @@ def generate(out: Path, *, scale: str = "small", seed: int = 0) -> Path:
     if scale not in PAIRS_PER_TASK:
         raise ValueError(f"scale must be one of {sorted(PAIRS_PER_TASK)}, got {scale!r}")
     rng = np.random.default_rng([seed, 2])
-    with PackWriter(Path(out), _meta(), description=description(), agreement=AGREEMENT) as w:
+    with PackWriter(Path(out), meta(), description=description(), agreement=AGREEMENT) as w:
         rows = []
         for modality, tasks in DEEPFAKE_TASKS.items():
             for task, gens in tasks.items():

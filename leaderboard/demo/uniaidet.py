@@ -16,7 +16,8 @@ import numpy as np
 
 from leaderboard.benchmarks.uniaidet import DOMAINS, FAMILY_OF
 from leaderboard.demo import images
-from leaderboard.demo.writer import PackWriter, assign_part, assign_split
+from leaderboard.demo.writer import (PackWriter, assign_part, assign_split, release_agreement,
+                                     release_description)
 from leaderboard.metrics.masks import encode_mask
 
 SIZES = ((64, 64), (48, 64), (64, 48))
@@ -62,6 +63,30 @@ You agree that you and your team will:
 
 Access is personal, may expire, and may be revoked if these terms are broken.
 """
+
+
+def meta() -> dict:
+    """The pack's meta.json (a fresh dict): shared with the pack builder, which fills in counts."""
+    return {
+        "key": "uniaidet", "title": "UniAIDet", "version": "1", "modalities": ["image"],
+        "tasks": [{"key": "detection", "kind": "detection",
+                   "title": "AI-generated image detection and localization",
+                   "modalities": ["image"], "headline": "accuracy",
+                   "secondary": ["miou", "average_precision"],
+                   "description": "Is the image (partly) AI-generated, and which pixels?"}],
+        "splits": ["dev", "test"],
+    }
+
+
+def description(*, source: str | None = None) -> str:
+    """The public page; ``source`` (a sentence naming the authors' data) turns it into the page
+    of a pack built from that data, without the demo caveat."""
+    return DESCRIPTION if source is None else release_description(DESCRIPTION, source=source)
+
+
+def agreement(*, demo: bool = True) -> str:
+    """The data-use agreement; ``demo=False`` for a pack built from the authors' data."""
+    return AGREEMENT if demo else release_agreement(AGREEMENT)
 
 
 def _look(index: int) -> images.Look:
@@ -128,17 +153,9 @@ def generate(out: Path, *, scale: str = "small", seed: int = 0) -> Path:
     """Write the UniAIDet demo pack to ``out`` (replaced); deterministic for ``seed``."""
     if scale not in ("small", "large"):
         raise ValueError(f"scale must be 'small' or 'large', got {scale!r}")
-    meta = {
-        "key": "uniaidet", "title": "UniAIDet", "version": "1", "modalities": ["image"],
-        "tasks": [{"key": "detection", "kind": "detection",
-                   "title": "AI-generated image detection and localization",
-                   "modalities": ["image"], "headline": "accuracy",
-                   "secondary": ["miou", "average_precision"],
-                   "description": "Is the image (partly) AI-generated, and which pixels?"}],
-        "splits": ["dev", "test"],
-    }
+    pack_meta = meta()
     rows = sorted((opaque_id(d, g, n, seed=seed), n, d, g) for n, (d, g) in enumerate(_plan(scale)))
-    with PackWriter(Path(out), meta, description=DESCRIPTION, agreement=AGREEMENT) as w:
+    with PackWriter(Path(out), pack_meta, description=DESCRIPTION, agreement=AGREEMENT) as w:
         for item_id, n, domain, gen in rows:
             rng = np.random.default_rng([seed, n])
             h, w_ = SIZES[int(rng.integers(0, 3))] if scale == "small" else (256, 256)

@@ -19,7 +19,8 @@ import numpy as np
 
 from leaderboard.benchmarks.vct2 import SUBSET_GENERATORS, SUBSETS
 from leaderboard.demo import images
-from leaderboard.demo.writer import PackWriter, assign_part, assign_split
+from leaderboard.demo.writer import (PackWriter, assign_part, assign_split, release_agreement,
+                                     release_description)
 from leaderboard.vai import FEATURES, image_features, visual_ai_index
 
 SIZE = 64
@@ -91,6 +92,29 @@ Access is personal, may expire, and may be revoked if these terms are broken.
 """
 
 
+def meta() -> dict:
+    """The pack's meta.json (a fresh dict): shared with the pack builder, which fills in counts."""
+    return {
+        "key": "vct2", "title": "VCT²", "version": "1", "modalities": ["image"],
+        "tasks": [{"key": "detection", "kind": "detection",
+                   "title": "Zero-shot AI-generated image detection", "modalities": ["image"],
+                   "headline": "mean_accuracy", "secondary": ["mean_recall", "mean_precision"],
+                   "description": "Is this image real or generated from its caption?"}],
+        "splits": ["dev", "test"],
+    }
+
+
+def description(*, source: str | None = None) -> str:
+    """The public page; ``source`` (a sentence naming the authors' data) turns it into the page
+    of a pack built from that data, without the demo caveat."""
+    return DESCRIPTION if source is None else release_description(DESCRIPTION, source=source)
+
+
+def agreement(*, demo: bool = True) -> str:
+    """The data-use agreement; ``demo=False`` for a pack built from the authors' data."""
+    return AGREEMENT if demo else release_agreement(AGREEMENT)
+
+
 def opaque_id(*parts: object, seed: int) -> str:
     h = hashlib.sha256("\x1f".join(map(str, (seed, *parts))).encode()).hexdigest()
     return f"vc-{h[:16]}"
@@ -139,18 +163,11 @@ def generate(out: Path, *, scale: str = "small", seed: int = 0) -> Path:
         vai = {r[0]: float(v) for r, v in zip(rows, values)}
         meta_vai = {"features": list(FEATURES),
                     "subsets": {k: m.as_dict() for k, m in models.items()}}
-    meta = {
-        "key": "vct2", "title": "VCT²", "version": "1", "modalities": ["image"],
-        "tasks": [{"key": "detection", "kind": "detection",
-                   "title": "Zero-shot AI-generated image detection", "modalities": ["image"],
-                   "headline": "mean_accuracy", "secondary": ["mean_recall", "mean_precision"],
-                   "description": "Is this image real or generated from its caption?"}],
-        "splits": ["dev", "test"],
-    }
+    pack_meta = meta()
     if meta_vai:
-        meta["vai"] = meta_vai
+        pack_meta["vai"] = meta_vai
     captions: dict[tuple[str, int], str] = {}
-    with PackWriter(Path(out), meta, description=DESCRIPTION, agreement=AGREEMENT) as w:
+    with PackWriter(Path(out), pack_meta, description=DESCRIPTION, agreement=AGREEMENT) as w:
         for item_id, subset, pair, gen in rows:
             item = {"id": item_id, "task": "detection", "modality": "image"}
             if pixels:

@@ -25,6 +25,29 @@ def assign_part(item_key: str, *, seed: int, private_fraction: float = 0.5) -> s
     return "private" if stable_fraction("part", item_key, seed=seed) < private_fraction else "public"
 
 
+#: opens the demo description's caveat; it runs to the end of its paragraph
+DEMO_CAVEAT = "**This demo pack is procedural**"
+
+
+def release_description(demo_text: str, *, source: str) -> str:
+    """A demo pack's description as a pack built from the authors' data shows it.
+
+    The title loses " (demo pack)", and the demo caveat (``DEMO_CAVEAT`` to the end of its
+    paragraph) is replaced by ``source``, a sentence saying where the data came from.
+    """
+    text = demo_text.replace(" (demo pack)\n", "\n", 1)
+    cut = text.find(DEMO_CAVEAT)
+    if cut >= 0:  # the demo's caveat does not apply: say where the data come from instead
+        end = text.find("\n\n", cut)
+        text = text[:cut] + source + text[end:]
+    return text
+
+
+def release_agreement(demo_text: str) -> str:
+    """A demo pack's agreement as a pack built from the authors' data shows it (no "(demo)")."""
+    return demo_text.replace(" (demo)", "")
+
+
 class PackWriter:
     """Streams items and labels of each split to disk; media paths are made relative to the pack.
 
