@@ -38,12 +38,12 @@ from leaderboard.benchmarks.base import get_benchmark as benchmark_module
 from leaderboard.container_inputs import build_input_dir
 from leaderboard.db import get_db
 from leaderboard.errors import PredictionError
-from leaderboard.jobs import TRANSIENT
+from leaderboard.jobs import TRANSIENT, record_invalid, store_scores
 from leaderboard.models import IN_FLIGHT, Benchmark, Submission, User, utcnow
 from leaderboard.models_containers import ContainerRun
 from leaderboard.packs import HELD_OUT_SPLITS
-from leaderboard.services import invalidate_boards
 from leaderboard.services import scoring_service as svc
+from leaderboard.services.submissions import mark_failed
 
 log = logging.getLogger(__name__)
 
@@ -186,24 +186,15 @@ def _run(plan: Plan, cfg, limits: Limits) -> Path | None:
 
 def _score(claim: svc.Claim, sid: int) -> dict:
     """Score the predictions the container wrote, exactly as `jobs.score_submission` does."""
-    cfg = current_app.config
-    db = get_db()
     try:
-        result = svc.compute(claim, label_keys=cfg["LABEL_KEYS"])
+        result = svc.compute(claim, label_keys=current_app.config["LABEL_KEYS"])
     except PredictionError as err:
-        with db.scope() as session:
-            svc.record_invalid(session, sid, err)
-        log.info("job=container submission=%s outcome=invalid problems=%s", sid,
-                 err.problems.total)
-        return {"submission": sid, "status": "failed"}
+        return record_invalid(sid, err, job="container")
     except Exception as exc:
         log.exception("job=container submission=%s outcome=scoring_error", sid)
         _platform_failure(sid, f"scoring crashed ({type(exc).__name__})")
         raise
-    with db.scope() as session:
-        n = svc.store_result(session, sid, result)
-    invalidate_boards(claim.benchmark_key)
-    log.info("job=container submission=%s outcome=scored records=%s", sid, n)
+    n = store_scores(sid, claim.benchmark_key, result, job="container")
     return {"submission": sid, "status": "scored", "records": n}
 
 
@@ -235,12 +226,8 @@ def _finish_run(run: ContainerRun, result: RunResult) -> None:
 
 def _record_failure(session, sid: int, reason: str, line: str) -> None:
     """The team's image failed (or may no longer run): failed, counted toward the quota."""
-    sub = session.get(Submission, sid)
-    sub.status = "failed"
-    sub.finished_at = utcnow()
-    sub.deadline_at = None
-    sub.failure_reason = line
-    sub.failure_detail = {"reason": reason, "problems": [], "total_problems": 0}
+    mark_failed(session.get(Submission, sid), line,
+                detail={"reason": reason, "problems": [], "total_problems": 0})
 
 
 def _platform_failure(sid: int, reason: str) -> None:

@@ -45,6 +45,26 @@ def _platform_failure(submission_id: int, reason: str) -> None:
     _cancel_retries()
 
 
+def record_invalid(submission_id: int, err: PredictionError, *, job: str) -> dict:
+    """Record an invalid predictions file (the team's mistake: "failed" with the problems, not
+    raised) and return the job summary; ``job`` names the job in the log line."""
+    with get_db().scope() as session:
+        svc.record_invalid(session, submission_id, err)
+    log.info("job=%s submission=%s outcome=invalid problems=%s", job, submission_id,
+             err.problems.total)
+    return {"submission": submission_id, "status": "failed"}
+
+
+def store_scores(submission_id: int, benchmark_key: str, result, *, job: str) -> int:
+    """Store a scoring result, then invalidate the benchmark's boards (after the commit).
+    Returns the number of records stored; ``job`` names the job in the log line."""
+    with get_db().scope() as session:
+        n = svc.store_result(session, submission_id, result)
+    invalidate_boards(benchmark_key)
+    log.info("job=%s submission=%s outcome=scored records=%s", job, submission_id, n)
+    return n
+
+
 def score_submission(submission_id: int) -> dict:
     """Score one submission (the ``scoring`` queue's job). Returns a small summary."""
     cfg = current_app.config
@@ -66,11 +86,7 @@ def score_submission(submission_id: int) -> dict:
     try:
         result = svc.compute(claim, label_keys=cfg["LABEL_KEYS"])
     except PredictionError as err:
-        with db.scope() as session:
-            svc.record_invalid(session, submission_id, err)
-        log.info("job=score submission=%s outcome=invalid problems=%s", submission_id,
-                 err.problems.total)
-        return {"submission": submission_id, "status": "failed"}
+        return record_invalid(submission_id, err, job="score")
     except TRANSIENT:
         log.warning("job=score submission=%s outcome=transient", submission_id, exc_info=True)
         try:
@@ -87,10 +103,7 @@ def score_submission(submission_id: int) -> dict:
         log.exception("job=score submission=%s outcome=platform_error", submission_id)
         _platform_failure(submission_id, f"scoring crashed ({type(exc).__name__})")
         raise
-    with db.scope() as session:
-        n = svc.store_result(session, submission_id, result)
-    invalidate_boards(claim.benchmark_key)
-    log.info("job=score submission=%s outcome=scored records=%s", submission_id, n)
+    n = store_scores(submission_id, claim.benchmark_key, result, job="score")
     from leaderboard import judge_jobs  # judge metrics follow on the judge queue (issue 6)
     try:
         judge_jobs.after_scoring(submission_id, claim.benchmark_key, result)

@@ -23,7 +23,6 @@ import logging
 import uuid
 from pathlib import Path
 
-import redis
 from flask import current_app
 from sqlalchemy import select
 
@@ -75,22 +74,12 @@ def enqueue_judging(submission_id: int, *, mark: bool = True) -> str:
                 judging.set_state(sub, "queued", (sub.notes_json or {}).get("judging", {})
                                   .get("judge"))
     job_id = f"judge-{submission_id}-{uuid.uuid4().hex[:8]}"
-    from leaderboard.queue import RETRY, get_queue
-    queue = get_queue(JUDGE_QUEUE)
-    if queue is None:
-        try:
-            judge_submission(submission_id)
-        except Exception:  # recorded on the row; the caller (a request, a job) carries on
-            log.exception("inline judge job submission=%s raised", submission_id)
-        return job_id
-    try:
-        queue.enqueue(JOB_FUNC, submission_id, job_id=job_id,
-                      job_timeout=cfg["SCORING_TIMEOUT_S"], result_ttl=cfg["JOB_RESULT_TTL_S"],
-                      failure_ttl=cfg["JOB_FAILURE_TTL_S"], retry=RETRY,
-                      description=f"judge submission {submission_id}")
-    except redis.exceptions.RedisError:
-        log.warning("enqueue judge submission=%s failed; an admin re-judge recovers it",
-                    submission_id, exc_info=True)
+    from leaderboard.queue import RETRY, enqueue_or_run_inline
+    enqueue_or_run_inline(JUDGE_QUEUE, JOB_FUNC, submission_id, job_id=job_id,
+                          inline=judge_submission, kind="judge ",
+                          job_timeout=cfg["SCORING_TIMEOUT_S"], retry=RETRY,
+                          description=f"judge submission {submission_id}",
+                          recovery="an admin re-judge recovers it")
     return job_id
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from datetime import timedelta
 
 import redis
@@ -56,22 +57,44 @@ def enqueue_scoring(submission_id: int) -> str:
     Returns the job id. Never raises for queue trouble: the row stays "queued" with a deadline
     and the reconciler re-queues it.
     """
+    from leaderboard import jobs
+
     cfg = current_app.config
     job_id = f"score-{submission_id}-{uuid.uuid4().hex[:8]}"
     _mark_queued(submission_id, job_id, cfg["QUEUE_DEADLINE_S"])
-    queue = get_queue()
-    if queue is None:
-        _run_inline(submission_id)
-        return job_id
-    try:
-        queue.enqueue(JOB_FUNC, submission_id, job_id=job_id,
-                      job_timeout=cfg["SCORING_TIMEOUT_S"], result_ttl=cfg["JOB_RESULT_TTL_S"],
-                      failure_ttl=cfg["JOB_FAILURE_TTL_S"], retry=RETRY,
-                      description=f"score submission {submission_id}")
-    except redis.exceptions.RedisError:
-        log.warning("enqueue submission=%s failed; the reconciler will re-queue it",
-                    submission_id, exc_info=True)
+    enqueue_or_run_inline(SCORING_QUEUE, JOB_FUNC, submission_id, job_id=job_id,
+                          inline=jobs.score_submission, kind="",
+                          job_timeout=cfg["SCORING_TIMEOUT_S"], retry=RETRY,
+                          description=f"score submission {submission_id}",
+                          recovery="the reconciler will re-queue it")
     return job_id
+
+
+def enqueue_or_run_inline(queue_name: str, func: str, submission_id: int, *, job_id: str,
+                          inline: Callable[[int], object], kind: str, job_timeout: int,
+                          retry: Retry | None, description: str, recovery: str) -> None:
+    """Enqueue ``func(submission_id)`` on ``queue_name`` with the configured TTLs, or, without
+    ``REDIS_URL``, call ``inline(submission_id)`` in this process.
+
+    Never raises: an inline job has already recorded its failure on the row, and a lost enqueue
+    is logged with ``recovery`` (who picks the row up again), so the web request or job that
+    asked carries on. ``kind`` ("" or e.g. "container ") prefixes the submission in log lines.
+    """
+    cfg = current_app.config
+    queue = get_queue(queue_name)
+    if queue is None:
+        try:
+            inline(submission_id)
+        except Exception:
+            log.exception("inline %sjob submission=%s raised", kind, submission_id)
+        return
+    try:
+        queue.enqueue(func, submission_id, job_id=job_id, job_timeout=job_timeout,
+                      result_ttl=cfg["JOB_RESULT_TTL_S"], failure_ttl=cfg["JOB_FAILURE_TTL_S"],
+                      retry=retry, description=description)
+    except redis.exceptions.RedisError:
+        log.warning("enqueue %ssubmission=%s failed; %s", kind, submission_id, recovery,
+                    exc_info=True)
 
 
 def _mark_queued(submission_id: int, job_id: str, deadline_s: int) -> None:
@@ -102,32 +125,12 @@ def enqueue_container(submission_id: int) -> str:
     cfg = current_app.config
     job_id = f"run-{submission_id}-{uuid.uuid4().hex[:8]}"
     _mark_queued(submission_id, job_id, cfg["QUEUE_DEADLINE_S"])
-    queue = get_queue(GPU_QUEUE)
-    if queue is None:
-        try:
-            container_jobs.run_container_submission(submission_id)
-        except Exception:
-            log.exception("inline container job submission=%s raised", submission_id)
-        return job_id
-    try:
-        queue.enqueue(CONTAINER_JOB_FUNC, submission_id, job_id=job_id,
-                      job_timeout=container_jobs.job_timeout_s(cfg),
-                      result_ttl=cfg["JOB_RESULT_TTL_S"], failure_ttl=cfg["JOB_FAILURE_TTL_S"],
-                      description=f"run container submission {submission_id}")
-    except redis.exceptions.RedisError:
-        log.warning("enqueue container submission=%s failed; the reconciler will re-queue it",
-                    submission_id, exc_info=True)
+    enqueue_or_run_inline(GPU_QUEUE, CONTAINER_JOB_FUNC, submission_id, job_id=job_id,
+                          inline=container_jobs.run_container_submission,
+                          kind="container ", job_timeout=container_jobs.job_timeout_s(cfg),
+                          retry=None, description=f"run container submission {submission_id}",
+                          recovery="the reconciler will re-queue it")
     return job_id
-
-
-def _run_inline(submission_id: int) -> None:
-    from leaderboard import jobs
-    try:
-        jobs.score_submission(submission_id)
-    except Exception:
-        # Already recorded on the row (failed, or queued for the reconciler); the web request
-        # that triggered it must not turn into a 500.
-        log.exception("inline job submission=%s raised", submission_id)
 
 
 def job_waiting(job_id: str | None) -> bool:

@@ -23,8 +23,8 @@ from leaderboard.access.gate import can_access
 from leaderboard.models import Submission, User, utcnow
 from leaderboard.packs import HELD_OUT_SPLITS
 from leaderboard.services import Forbidden
-from leaderboard.services.submissions import (StoredFile, check_request, store_upload,
-                                              submission_row, take_quota_or_raise)
+from leaderboard.services.submissions import (StoredFile, check_request, mark_failed,
+                                              store_upload, submission_row, take_quota_or_raise)
 
 IMAGES_DIR = "images"
 REJECTED_PREFIX = "image rejected"
@@ -90,7 +90,5 @@ def create_container_submission(
 
 
 def _reject(sub: Submission, exc: ImageRejected, *, now: datetime) -> None:
-    sub.status = "failed"
-    sub.finished_at = now
-    sub.failure_reason = f"{REJECTED_PREFIX}: {exc.message}"
-    sub.failure_detail = {"reason": exc.reason, "problems": [], "total_problems": 0}
+    mark_failed(sub, f"{REJECTED_PREFIX}: {exc.message}",
+                detail={"reason": exc.reason, "problems": [], "total_problems": 0}, now=now)

@@ -23,7 +23,7 @@ from leaderboard.errors import PredictionError
 from leaderboard.models import Benchmark, LabelSet, Score, Submission, utcnow
 from leaderboard.packs import Pack, load_pack
 from leaderboard.records import ScoreResult
-from leaderboard.services.submissions import refund_quota
+from leaderboard.services.submissions import mark_failed, refund_quota
 
 log = logging.getLogger(__name__)
 
@@ -153,12 +153,8 @@ def store_result(session: Session, submission_id: int, result: ScoreResult) -> i
 def record_invalid(session: Session, submission_id: int, err: PredictionError) -> None:
     """The file is invalid: failed, with the problems line by line (counts toward the quota)."""
     session.execute(delete(Score).where(Score.submission_id == submission_id))
-    sub = session.get(Submission, submission_id)
-    sub.status = "failed"
-    sub.finished_at = utcnow()
-    sub.deadline_at = None
-    sub.failure_reason = f"invalid predictions file: {err.message}"
-    sub.failure_detail = err.as_dict()
+    mark_failed(session.get(Submission, submission_id),
+                f"invalid predictions file: {err.message}", detail=err.as_dict())
 
 
 def record_platform_failure(session: Session, submission_id: int, reason: str) -> None:
@@ -166,12 +162,8 @@ def record_platform_failure(session: Session, submission_id: int, reason: str) -
     sub = session.get(Submission, submission_id)
     if sub is None or sub.status == "scored":
         return
-    sub.status = "failed"
-    sub.finished_at = utcnow()
-    sub.deadline_at = None
-    sub.failure_reason = (f"platform error: {reason}. This does not count toward your "
-                          "quota; please submit again or contact the organisers.")
-    sub.failure_detail = None
+    mark_failed(sub, f"platform error: {reason}. This does not count toward your quota; "
+                "please submit again or contact the organisers.", detail=None)
     refund_quota(session, sub)
 
 

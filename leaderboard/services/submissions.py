@@ -138,6 +138,17 @@ def take_quota(session: Session, team_id: int, bench: Benchmark, *, default: int
     return row is not None
 
 
+def mark_failed(sub: Submission, reason: str, *, detail: dict | None,
+                now: datetime | None = None) -> None:
+    """Finish ``sub`` as "failed": ``reason`` is the team-facing line, ``detail`` the structured
+    failure the submission page lists (None for platform errors); its deadline is cleared."""
+    sub.status = "failed"
+    sub.finished_at = now or utcnow()
+    sub.deadline_at = None
+    sub.failure_reason = reason
+    sub.failure_detail = detail
+
+
 def refund_quota(session: Session, sub: Submission) -> None:
     """Give back the quota a submission took (platform failures do not count)."""
     if not sub.counts_toward_quota or sub.team_id is None:
@@ -316,13 +327,6 @@ def failure_lines(sub: Submission) -> list[str]:
 
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
-
-
-def require_submission(session: Session, submission_id: int) -> Submission:
-    sub = session.get(Submission, submission_id)
-    if sub is None:
-        raise NotFound(f"no submission {submission_id}")
-    return sub
 
 
 def create_baseline(session: Session, *, benchmark: str, split: str, kind: str,

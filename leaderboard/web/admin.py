@@ -47,6 +47,13 @@ def _fail(exc: ServiceError | LeaderboardError, endpoint: str, **kw):
     return _back(endpoint, **kw)
 
 
+def progress_wants_json() -> bool:
+    """True when a progress page (rescore, judging, build) should answer JSON: its polling
+    script asks with ``?format=json``; a client may also prefer JSON in ``Accept``."""
+    return request.accept_mimetypes.best == "application/json" \
+        or request.args.get("format") == "json"
+
+
 def _int(name: str, value: str | None, *, default=None):
     if value in (None, ""):
         return default
@@ -241,7 +248,7 @@ def rescore_all(key: str):
 def rescore_progress(key: str):
     s = get_session()
     progress = admin_ops.rescore_progress(s, get_benchmark(s, key))
-    if request.accept_mimetypes.best == "application/json" or request.args.get("format") == "json":
+    if progress_wants_json():
         return jsonify(progress)
     return render_template("admin/progress.html", p=progress)
 

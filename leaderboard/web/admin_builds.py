@@ -16,7 +16,7 @@ from leaderboard.access import audit
 from leaderboard.builders import BENCHMARKS
 from leaderboard.db import get_session
 from leaderboard.models import Benchmark
-from leaderboard.web.admin import bp
+from leaderboard.web.admin import bp, progress_wants_json
 
 
 @bp.app_context_processor
@@ -51,7 +51,7 @@ def build_progress(build_id: str):
     status = build_jobs.read_status(current_app.config["DATA_DIR"], build_id)
     if status is None:
         abort(404)
-    if request.accept_mimetypes.best == "application/json" or request.args.get("format") == "json":
+    if progress_wants_json():
         resp = jsonify(status)
         resp.headers["Cache-Control"] = "no-store"
         return resp

@@ -14,7 +14,7 @@ from leaderboard.access import audit
 from leaderboard.db import get_session
 from leaderboard.services import ServiceError, invalidate_boards, judging
 from leaderboard.services.benchmarks import get_benchmark
-from leaderboard.web.admin import _fail, bp
+from leaderboard.web.admin import _fail, bp, progress_wants_json
 
 
 @bp.app_context_processor
@@ -47,6 +47,6 @@ def set_judge(key: str):
 def judging_progress(key: str):
     s = get_session()
     progress = judging.judging_progress(s, get_benchmark(s, key))
-    if request.accept_mimetypes.best == "application/json" or request.args.get("format") == "json":
+    if progress_wants_json():
         return jsonify(progress)
     return render_template("admin/judging.html", p=progress)

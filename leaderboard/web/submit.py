@@ -73,17 +73,22 @@ def accept_upload(user, form, files) -> Submission:
     return sub
 
 
+def _team_quotas(session, benches) -> dict:
+    """{benchmark key: today's quota status} for the current user's team ({} without a team)."""
+    if current_user.team_id is None:
+        return {}
+    return {b.key: submissions.quota_status(session, current_user.team_id, b,
+                                            default=current_app.config["DAILY_QUOTA"])
+            for b in benches}
+
+
 @bp.get("/submit")
 @login_required
 def form():
     session = get_session()
     benches = [b for b in benchmarks.list_benchmarks(session) if b.submissions_open]
-    quotas = {}
-    if current_user.team_id is not None:
-        for b in benches:
-            quotas[b.key] = submissions.quota_status(
-                session, current_user.team_id, b, default=current_app.config["DAILY_QUOTA"])
-    return render_template("submit/form.html", benchmarks=benches, quotas=quotas,
+    return render_template("submit/form.html", benchmarks=benches,
+                           quotas=_team_quotas(session, benches),
                            selected=request.args.get("benchmark", ""),
                            max_mb=current_app.config["MAX_UPLOAD_MB"])
 
@@ -109,8 +114,6 @@ def mine():
     quotas = {}
     if current_user.team_id is not None:
         subs = submissions.team_submissions(session, current_user.team_id)
-        for b in benchmarks.list_benchmarks(session):
-            quotas[b.key] = submissions.quota_status(
-                session, current_user.team_id, b, default=current_app.config["DAILY_QUOTA"])
+        quotas = _team_quotas(session, benchmarks.list_benchmarks(session))
     return render_template("submit/mine.html", submissions=subs, quotas=quotas,
                            failure_lines=submissions.failure_lines)
