@@ -72,3 +72,17 @@ def test_baselines_validate_and_score(pack, tmp_path, kind):
 def test_records_are_json_clean(pack, tmp_path):
     res = score_predictions(pack, "dev", write_rows(tmp_path / "p.jsonl", perfect_rows()))
     json.dumps(res.as_dict(), allow_nan=False)
+
+
+def test_declared_modality_without_items_does_not_hide_the_overall(tmp_path):
+    import yaml
+
+    from tests.core.toy import write_toy_pack
+    root = write_toy_pack(tmp_path / "toy")
+    meta = yaml.safe_load((root / "benchmark.yaml").read_text())
+    meta["modalities"].append("audio")
+    meta["tasks"][1]["modalities"].append("audio")  # "ask" declares audio; no audio items exist
+    (root / "benchmark.yaml").write_text(yaml.safe_dump(meta))
+    pack = load_pack(root)
+    res = score_predictions(pack, "dev", write_rows(tmp_path / "p.jsonl", perfect_rows()))
+    assert value(res.records, "ask", "accuracy") == 1.0
