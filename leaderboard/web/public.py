@@ -107,7 +107,23 @@ def home():
     session = lazy_session
     infos = boards.list_benchmark_infos(session)
     return render_template("public/home.html", benchmarks=infos,
-                           modalities=boards.modalities(session))
+                           modalities=boards.modalities(session),
+                           leaders={b["key"]: _leaders(session, b) for b in infos})
+
+
+def _leaders(session, info: dict, top: int = 3) -> list[dict]:
+    """The top ranked teams of each task's headline metric on the held-out split (home page)."""
+    split = "test" if "test" in info["splits"] else info["splits"][-1]
+    out = []
+    for t in info["tasks"]:
+        b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split)
+        col = next((c for c in b["columns"] if c["metric"] == b["primary"]), None)
+        ranked = [r for r in b["rows"] if r.get("rank") is not None][:top]
+        out.append({"task": t, "split": split, "column": col, "part": b["part"],
+                    "rows": [{"rank": r["rank"], "team": r["team"]["name"],
+                              "submission_id": r["submission_id"],
+                              "value": r["values"][b["primary"]]["value"]} for r in ranked]})
+    return out
 
 
 @bp.route("/benchmarks/<key>")

@@ -44,3 +44,14 @@ def test_benchmark_page_shows_vai_vs_accuracy(app, client, auth, vct2, tmp_path)
     assert all(0 <= r["vai"] <= 1 and 0 <= r["mean_accuracy"] <= 1 for r in coco["generators"])
     page = client.get("/benchmarks/vct2").get_data(as_text=True)
     assert "Visual AI Index vs detectors" in page and "COCO_AI: Pearson r =" in page
+
+
+def test_home_page_lists_top_teams_per_task(app, client, auth, imported, baseline_files):
+    token = auth.member()
+    with open(baseline_files["test"], "rb") as fh:
+        resp = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
+                           data={"benchmark": imported, "split": "test", "method_name": "mine",
+                                 "file": (fh, "test.jsonl")})
+    assert resp.status_code == 202
+    page = client.get("/").get_data(as_text=True)
+    assert 'class="leaders"' in page and "1. <a" in page and "Team Ada" in page
