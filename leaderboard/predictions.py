@@ -28,6 +28,7 @@ from leaderboard.benchmarks.base import KIND_FIELDS
 from leaderboard.errors import PredictionError, ProblemList
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
+MASK_BATCH = 4096
 MAX_TEXT_CHARS = 100_000
 MAX_DECOMPRESSED_BYTES = 8 * 1024**3
 #: past this many problems reading stops (a gzip bomb of bad lines must not keep a worker busy)
@@ -120,6 +121,7 @@ class _Collector:
         self.keep_text = set(self.bench.keeps_text)
         self.unparsable = 0
         self._options: dict[int, dict] = {}
+        self.pending_masks: list[tuple[int, int | None, object, list | None]] = []
 
     def col(self, name: str, dtype, fill) -> np.ndarray:
         if name not in self.cols:
@@ -159,6 +161,21 @@ class _Collector:
             self.line[i] = n or 0  # 0: rows that came from a ZIP member or the offline format
         else:
             self.rejected[i] = True
+
+    def flush_masks(self) -> None:
+        """Check the masks read so far; a bad one rejects its row (line and field named)."""
+        if not self.pending_masks:
+            return
+        from leaderboard.metrics.masks import validate_rles
+
+        batch, self.pending_masks = self.pending_masks, []
+        errors = validate_rles([m for _, _, m, _ in batch],
+                               expected_sizes=[size for _, _, _, size in batch])
+        for (i, n, _, _), why in zip(batch, errors):
+            if why:
+                self.problems.add(why, line=n, field="mask")
+                self.present[i], self.rejected[i] = False, True
+                self.cols["mask"][i] = None
 
     # -- field checks --
     def _text(self, n: int, row: dict, name: str) -> str | None:
@@ -203,17 +220,13 @@ class _Collector:
                 self.col("score", np.float64, np.nan)[i] = float(s)
         m = row.get("mask")
         if m is not None:
-            from leaderboard.metrics.masks import validate_rle
-
             size = None
             if "height" in self.items.columns and "width" in self.items.columns:
                 h, w = self.items.decoded("height")[i], self.items.decoded("width")[i]
                 size = [int(h), int(w)] if h >= 0 and w >= 0 else None
-            why = validate_rle(m, expected_size=size)
-            if why:
-                self.problems.add(why, line=n, field="mask")
-            else:
-                self._keep(i, "mask", m)
+            # kept now, checked in batches (one vectorized pass per MASK_BATCH masks)
+            self._keep(i, "mask", m)
+            self.pending_masks.append((i, n, m, size))
         for name in ("rationale", "response"):
             t = self._text(n, row, name)
             if name in self.keep_text:
@@ -410,6 +423,8 @@ def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes]
                 continue
             rows += 1
             col.add(n, row)
+            if len(col.pending_masks) >= MASK_BATCH:
+                col.flush_masks()
     except _TooBig:
         problems.add(f"the file decompresses to more than {MAX_DECOMPRESSED_BYTES} bytes")
     except (OSError, EOFError, zlib.error) as exc:  # truncated or corrupt gzip
@@ -419,6 +434,7 @@ def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes]
             h.close()
     if rows == 0 and not problems:
         problems.add("the file has no predictions")
+    col.flush_masks()
     if stopped_at is not None:
         raise PredictionError(f"{problems.total} problems in the first {stopped_at - 1} lines; "
                               f"stopped reading at line {stopped_at}: fix the ones listed and "
@@ -448,6 +464,7 @@ def _validate_zip(pack, split: str, source, col: _Collector,
     for row in zip_to_rows(source, pack, split):  # raises PredictionError naming member + line
         col.add(None, row)
         rows += 1
+    col.flush_masks()
     covered = _coverage(pack, col, problems)
     if problems:
         raise PredictionError(f"{problems.total} problem(s) in the predictions ZIP", problems)
