@@ -32,6 +32,7 @@ import numpy as np
 from leaderboard import extract as ex
 from leaderboard.benchmarks.base import (Benchmark, Block, Field, MetricSpec, ScoringContext,
                                          register)
+from leaderboard.benchmarks.common import proportion as _proportion
 from leaderboard.judges import rubric
 from leaderboard.metrics import bootstrap, classification
 from leaderboard.records import MetricRecord
@@ -142,18 +143,6 @@ def _is_fake(block: Block) -> np.ndarray:
     if block.task.key == "multiple_choice":
         return block.item["phrasing"] == "ask_fake"
     return np.ones(len(block), dtype=bool)
-
-
-def _proportion(task: str, metric: str, slc: dict, ok: np.ndarray, ctx: ScoringContext
-                ) -> MetricRecord:
-    """A proportion with its exact binomial bootstrap CI (resampling items = Binomial(n, k/n))."""
-    n, k = int(ok.size), int(ok.sum())
-    low = high = None
-    if n >= bootstrap.MIN_N:
-        draws = bootstrap.binomial_draws(n=[n], k=[k], n_resamples=ctx.n_resamples,
-                                         seed=ctx.seed)[:, 0]
-        low, high = bootstrap.percentile_ci(draws / n)
-    return MetricRecord(task, metric, slc, k / n if n else None, low, high, n)
 
 
 def _balanced(task: str, slc: dict, ok, fake, group, ctx: ScoringContext) -> MetricRecord:

@@ -31,6 +31,7 @@ import numpy as np
 from leaderboard import extract as ex
 from leaderboard.benchmarks.base import (Benchmark, Block, Field, MetricSpec, ScoringContext,
                                          register)
+from leaderboard.benchmarks.common import proportion as _proportion
 from leaderboard.metrics import bootstrap, choice, hallucination
 from leaderboard.metrics.composite import tridf_tcs
 from leaderboard.records import MetricRecord
@@ -145,16 +146,6 @@ def _pred(block: Block, name: str, dtype, fill) -> np.ndarray:
     if name in block.pred:
         return block.pred[name]
     return np.full(len(block), fill, dtype=dtype)
-
-
-def _proportion(task, metric, slc, ok, ctx, judge=None) -> MetricRecord:
-    n, k = int(ok.size), int(ok.sum())
-    low = high = None
-    if n >= bootstrap.MIN_N:
-        draws = bootstrap.binomial_draws(n=[n], k=[k], n_resamples=ctx.n_resamples,
-                                         seed=ctx.seed)[:, 0]
-        low, high = bootstrap.percentile_ci(draws / n)
-    return MetricRecord(task, metric, slc, k / n if n else None, low, high, n, judge)
 
 
 def _mean(task, metric, slc, values, ctx, judge=None) -> MetricRecord | None:
