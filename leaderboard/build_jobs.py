@@ -30,6 +30,7 @@ import tempfile
 import threading
 import time
 import uuid
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -88,9 +89,36 @@ def read_status(data_dir: str | os.PathLike, build_id: str) -> dict[str, Any] | 
     except ValueError:
         return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        status = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
+    return _stale_as_failed(status)
+
+
+#: a queued or running build whose status has not moved for this long has lost its worker
+STALE_AFTER = timedelta(hours=2)
+
+
+def _stale_as_failed(status: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
+    """Report a build whose worker died (no update for `STALE_AFTER`) as failed, with why.
+
+    Derived when read, so no reconciler is needed; the file keeps what the worker last wrote.
+    Builders report progress at least every 100 files, so two silent hours mean no worker.
+    """
+    if status.get("state") not in ("queued", "running") or not status.get("updated_at"):
+        return status
+    try:
+        updated = datetime.fromisoformat(status["updated_at"])
+    except (TypeError, ValueError):
+        return status
+    if updated.tzinfo is None:
+        updated = updated.replace(tzinfo=timezone.utc)
+    silent = (now or utcnow()) - updated
+    if silent < STALE_AFTER:
+        return status
+    return {**status, "state": "failed",
+            "error": f"the build stopped: no progress for {int(silent.total_seconds() // 60)} "
+                     "minutes (its worker probably died); start it again"}
 
 
 def _update(path: Path, status: dict[str, Any], **changes) -> dict[str, Any]:

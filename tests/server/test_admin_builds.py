@@ -159,3 +159,20 @@ def test_admins_only_and_unknown_builds(app, client, admin, auth):
     auth.login(email="eve@example.org")
     assert client.post("/admin/builds", data={"benchmark": "syncred"}).status_code == 403
     assert client.get("/admin/builds/syncred-20260101T000000-abcdef").status_code == 403
+
+
+def test_a_build_whose_worker_died_reads_as_failed():
+    from datetime import timedelta
+
+    from leaderboard.build_jobs import STALE_AFTER, _stale_as_failed
+    from leaderboard.models import utcnow
+
+    now = utcnow()
+    fresh = {"state": "running", "updated_at": (now - timedelta(minutes=5)).isoformat()}
+    assert _stale_as_failed(fresh, now) is fresh
+    old = {"state": "running", "updated_at": (now - STALE_AFTER - timedelta(minutes=1)).isoformat()}
+    got = _stale_as_failed(old, now)
+    assert got["state"] == "failed" and "no progress for 121 minutes" in got["error"]
+    assert old["state"] == "running"  # derived when read; the file is not rewritten
+    done = {"state": "done", "updated_at": (now - timedelta(days=3)).isoformat()}
+    assert _stale_as_failed(done, now) is done
