@@ -8,7 +8,7 @@ circulation style is applied, as GPT Image 2 rendered both the form and the circ
 """
 from __future__ import annotations
 
-import hashlib
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +17,7 @@ from leaderboard.benchmarks.syncred import FORMS, LANGUAGES, STYLES
 from leaderboard.demo import images
 from leaderboard.demo.writer import (PackWriter, assign_part, assign_split, release_agreement,
                                      release_description)
+from leaderboard.demo.writer import opaque_id as opaque_id_of
 
 SIZE = 96
 #: the single generator's trait (smoother strokes, a faint up-sampling grid, no paper noise)
@@ -97,10 +98,7 @@ def agreement(*, demo: bool = True) -> str:
     return AGREEMENT if demo else release_agreement(AGREEMENT)
 
 
-def opaque_id(*parts: object, seed: int) -> str:
-    """An item id that says nothing about the item (hash of its generation key)."""
-    h = hashlib.sha256("\x1f".join(map(str, (seed, *parts))).encode()).hexdigest()
-    return f"sc-{h[:16]}"
+opaque_id = functools.partial(opaque_id_of, "sc")  # opaque_id(*parts, seed=...)
 
 
 def _plan(scale: str) -> list[tuple[str, str, str, str]]:

@@ -12,7 +12,7 @@ SDXL and Midjourney 6 furthest), so the demo's correlation analysis has somethin
 """
 from __future__ import annotations
 
-import hashlib
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +21,7 @@ from leaderboard.benchmarks.vct2 import SUBSET_GENERATORS, SUBSETS
 from leaderboard.demo import images
 from leaderboard.demo.writer import (PackWriter, assign_part, assign_split, release_agreement,
                                      release_description)
+from leaderboard.demo.writer import opaque_id as opaque_id_of
 from leaderboard.vai import FEATURES, image_features, visual_ai_index
 
 SIZE = 64
@@ -115,9 +116,7 @@ def agreement(*, demo: bool = True) -> str:
     return AGREEMENT if demo else release_agreement(AGREEMENT)
 
 
-def opaque_id(*parts: object, seed: int) -> str:
-    h = hashlib.sha256("\x1f".join(map(str, (seed, *parts))).encode()).hexdigest()
-    return f"vc-{h[:16]}"
+opaque_id = functools.partial(opaque_id_of, "vc")  # opaque_id(*parts, seed=...)
 
 
 def caption(subset: str, pair: int, seed: int) -> str:

@@ -9,10 +9,19 @@ import orjson
 import yaml
 
 
+def _digest(parts: tuple, seed: int) -> bytes:
+    return hashlib.sha256("\x1f".join(map(str, (seed, *parts))).encode()).digest()
+
+
 def stable_fraction(*parts: object, seed: int = 0) -> float:
     """A deterministic number in [0, 1) from the given parts (independent of row order)."""
-    h = hashlib.sha256(("\x1f".join(map(str, (seed, *parts)))).encode()).digest()
-    return int.from_bytes(h[:8], "big") / 2**64
+    return int.from_bytes(_digest(parts, seed)[:8], "big") / 2**64
+
+
+def opaque_id(prefix: str, *parts: object, seed: int) -> str:
+    """An item id that says nothing about the item: ``<prefix>-`` + a hash of its generation key
+    (ids that named a generator or a class would leak the hidden labels)."""
+    return f"{prefix}-{_digest(parts, seed).hex()[:16]}"
 
 
 def assign_split(item_key: str, *, seed: int, dev_fraction: float = 0.3) -> str:

@@ -14,10 +14,10 @@ import sys
 import docker
 import docker.errors
 import pytest
-import redis
 
 from leaderboard.config import REPO_ROOT
 from tests.harness.images.build import build_script_image, save_image
+from tests.redis_db import clean_redis_db
 from tests.server.conftest import (app, auth, client, demo_packs, imported,  # noqa: F401
                                    make_config, session, sqlite_url)
 
@@ -42,15 +42,8 @@ def docker_client():
 
 @pytest.fixture
 def redis_url():
-    conn = redis.Redis.from_url(REDIS_URL)
-    try:
-        conn.ping()
-    except redis.exceptions.ConnectionError:
-        pytest.skip(f"Redis is not reachable at {REDIS_URL}")
-    conn.flushdb()
-    yield REDIS_URL
-    conn.flushdb()
-    conn.close()
+    with clean_redis_db(REDIS_URL) as url:
+        yield url
 
 
 @pytest.fixture

@@ -211,14 +211,7 @@ def baseline_files(demo_packs, tmp_path_factory):
 
 @pytest.fixture
 def redis_url():
-    import redis
+    from tests.redis_db import clean_redis_db
 
-    conn = redis.Redis.from_url(REDIS_TEST_URL)
-    try:
-        conn.ping()
-    except redis.exceptions.ConnectionError:
-        pytest.skip(f"Redis is not reachable at {REDIS_TEST_URL}")
-    conn.flushdb()
-    yield REDIS_TEST_URL
-    conn.flushdb()
-    conn.close()
+    with clean_redis_db(REDIS_TEST_URL) as url:
+        yield url
