@@ -1,4 +1,4 @@
 """WSGI entry point: ``gunicorn app:app`` or ``flask --app app run``."""
-from leaderboard.web import create_app
+from leaderboard.server.web import create_app
 
 app = create_app()

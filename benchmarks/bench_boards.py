@@ -49,8 +49,8 @@ def build_db(url: str, n_subs: int, seed: int) -> None:
     from alembic.config import Config
     from sqlalchemy import insert
 
-    from leaderboard.db import make_engine
-    from leaderboard.models import Benchmark, Score, Submission, Team
+    from leaderboard.server.db import make_engine
+    from leaderboard.server.models import Benchmark, Score, Submission, Team
 
     cfg = Config()
     cfg.set_main_option("script_location", str(ROOT / "migrations"))
@@ -211,7 +211,7 @@ def main(argv=None) -> int:
            "SECRET_KEY": "bench", "COOKIE_SECURE": "0", "REDIS_URL": args.redis_url}
     cmd = [sys.executable, "-m", "gunicorn", "-w", "2", "-b", f"127.0.0.1:{port}",
            "--worker-class", args.worker_class, "--log-level", "warning",
-           "leaderboard.web:create_app()"]
+           "leaderboard.server.web:create_app()"]
     if args.worker_class == "gthread":
         cmd[5:5] = ["--threads", str(args.threads)]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)

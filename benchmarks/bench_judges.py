@@ -18,8 +18,8 @@ import random
 import time
 from collections.abc import Iterable
 
+from leaderboard.core.taxonomy import ARTIFACT_KEYS, validate_keys
 from leaderboard.judges import get_judge
-from leaderboard.taxonomy import ARTIFACT_KEYS, validate_keys
 
 # Two phrasings per artifact, and denials ("no X") that must not be mapped.
 PHRASES: dict[str, tuple[str, ...]] = {

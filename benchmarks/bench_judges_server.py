@@ -31,9 +31,9 @@ from pathlib import Path
 import orjson
 
 from benchmarks.bench_judges import evaluate_mapper
+from leaderboard.core.taxonomy import ARTIFACT_KEYS, ARTIFACTS_BY_KEY, artifacts_for
 from leaderboard.judges import get_judge
 from leaderboard.judges.caching import CachingJudge
-from leaderboard.taxonomy import ARTIFACT_KEYS, ARTIFACTS_BY_KEY, artifacts_for
 
 PARAPHRASES: dict[str, tuple[str, str]] = {
     "blurriness": ("fine detail is lost and parts of the picture look out of focus",
@@ -130,7 +130,7 @@ def mapper_quality(judge, rows, *, seed: int = 0) -> dict:
 
 def submission_file(pack, split: str, rows, path: Path, seed: int) -> None:
     """Every item of `split`: OEQ items answer in free text, the rest abstain-free defaults."""
-    from leaderboard.baselines import baseline_rows
+    from leaderboard.core.baselines import baseline_rows
     rng = random.Random(seed)
     text = {rid: write_response(truth, m, rng) for rid, _, m, truth in rows}
     with open(path, "wb") as fh:
@@ -142,10 +142,10 @@ def submission_file(pack, split: str, rows, path: Path, seed: int) -> None:
 
 
 def rescore_cost(judge, pack, split: str, n_subs: int, workdir: Path) -> dict:
-    from leaderboard.db import Database
-    from leaderboard.models import Base
-    from leaderboard.scoring import score_predictions
-    from leaderboard.services.judge_cache import ShortSessionCache
+    from leaderboard.core.scoring import score_predictions
+    from leaderboard.server.db import Database
+    from leaderboard.server.models import Base
+    from leaderboard.server.services.judge_cache import ShortSessionCache
 
     rows = oeq_truth(pack, split)
     files = []
@@ -172,8 +172,8 @@ def rescore_cost(judge, pack, split: str, n_subs: int, workdir: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from leaderboard.core.packs import load_pack
     from leaderboard.demo import generate
-    from leaderboard.packs import load_pack
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--items", type=int, default=1200, help="OEQ items for mapper quality")

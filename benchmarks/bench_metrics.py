@@ -27,7 +27,7 @@ import numpy as np
 # Run as a plain script from anywhere: make the repository root importable.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from leaderboard.metrics import bootstrap, classification, masks, ranking  # noqa: E402
+from leaderboard.core.metrics import bootstrap, classification, masks, ranking  # noqa: E402
 
 SUBSETS = {"COCO_AI": 10_017, "Twitter_AI": 15_909}
 GENERATORS = ["SD2.1", "SDXL", "SD3", "SD3.5", "DALL·E 3", "Midjourney"]

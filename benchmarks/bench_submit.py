@@ -84,8 +84,8 @@ def drop_database(admin_url: str, url: str) -> None:
 
 def make_member(env: dict) -> str:
     """A user in a team with an API token (through the services, as the pages would)."""
-    from leaderboard.services import accounts, teams, tokens
-    from leaderboard.web import create_app
+    from leaderboard.server.services import accounts, teams, tokens
+    from leaderboard.server.web import create_app
 
     app = create_app(env)
     with app.app_context(), app.extensions["lb_db"].scope() as s:
@@ -182,9 +182,9 @@ def main(argv=None) -> int:
     import redis
     from cryptography.fernet import Fernet
 
-    from leaderboard.baselines import write_baseline
-    from leaderboard.packs import load_pack
-    from leaderboard.server_cli import upgrade_database
+    from leaderboard.core.baselines import write_baseline
+    from leaderboard.core.packs import load_pack
+    from leaderboard.server.cli import upgrade_database
 
     tmp = Path(tempfile.mkdtemp(prefix="lb_bench_submit_"))
     pack, n_rows = build_pack(tmp / "packs", args.rows)

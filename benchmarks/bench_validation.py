@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 
 CHILD = r"""
 import json, resource, sys, time
-from leaderboard.packs import load_pack
-from leaderboard.predictions import validate_predictions
+from leaderboard.core.packs import load_pack
+from leaderboard.core.predictions import validate_predictions
 pack = load_pack(sys.argv[1]); pack.items(sys.argv[2])
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t = time.perf_counter()
@@ -45,8 +45,8 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the temporary files")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-validation-"))
+    from leaderboard.core.packs import load_pack
     from leaderboard.demo import generate
-    from leaderboard.packs import load_pack
 
     pack_dir = args.pack or generate("vct2", tmp, scale="large", seed=0)
     pack = load_pack(pack_dir)

@@ -22,8 +22,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leaderboard.benchmarks.base import Block, ScoringContext, TaskSpec  # noqa: E402
-from leaderboard.benchmarks.vct2 import SUBSET_GENERATORS, Vct2  # noqa: E402
+from leaderboard.core.benchmarks.base import Block, ScoringContext, TaskSpec  # noqa: E402
+from leaderboard.core.benchmarks.vct2 import SUBSET_GENERATORS, Vct2  # noqa: E402
 
 PAIRS = {"COCO_AI": 10_017, "Twitter_AI": 15_909}
 
@@ -62,9 +62,9 @@ def timed(fn, repeat: int):
 
 
 def end_to_end(repeat: int) -> None:
+    from leaderboard.core.packs import load_pack
+    from leaderboard.core.scoring import score_predictions
     from leaderboard.demo.vct2 import generate
-    from leaderboard.packs import load_pack
-    from leaderboard.scoring import score_predictions
 
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()

@@ -183,8 +183,7 @@ class LocalServer:
     def _start(self, users, web_workers, threads, scoring_workers, database_url, redis_url):
         from cryptography.fernet import Fernet
 
-        from tests.production.services import (PostgresServer, RedisServer, free_port,
-                                               postgres_bin)
+        from tests.production.services import PostgresServer, RedisServer, free_port, postgres_bin
         if database_url is None:
             bindir = postgres_bin()
             if bindir is None:
@@ -222,7 +221,7 @@ class LocalServer:
     def _new_db(pg) -> str:
         from sqlalchemy import create_engine, text
 
-        from leaderboard.server_cli import upgrade_database
+        from leaderboard.server.cli import upgrade_database
         admin = create_engine(pg.url(), isolation_level="AUTOCOMMIT")
         with admin.connect() as conn:
             conn.execute(text('CREATE DATABASE "lb_load"'))
@@ -231,13 +230,13 @@ class LocalServer:
         return pg.url("lb_load")
 
     def _seed(self, users: int):
-        from leaderboard.baselines import write_baseline
-        from leaderboard.config import load_config
+        from leaderboard.core.baselines import write_baseline
+        from leaderboard.core.packs import load_pack
         from leaderboard.demo import generate
-        from leaderboard.packs import load_pack
-        from leaderboard.services import accounts, teams, tokens
-        from leaderboard.services.benchmarks import import_pack
-        from leaderboard.web import create_app
+        from leaderboard.server.config import load_config
+        from leaderboard.server.services import accounts, teams, tokens
+        from leaderboard.server.services.benchmarks import import_pack
+        from leaderboard.server.web import create_app
 
         pack_dir = generate("syncred", self.tmp / "packs", scale="small", seed=0)
         pack = load_pack(pack_dir)
@@ -274,7 +273,7 @@ class LocalServer:
     def statuses(self) -> dict[str, int]:
         from sqlalchemy import create_engine, func, select
 
-        from leaderboard.models import Submission
+        from leaderboard.server.models import Submission
         engine = create_engine(self.env["DATABASE_URL"])
         with engine.connect() as conn:
             rows = conn.execute(select(Submission.status, func.count())

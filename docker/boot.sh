@@ -9,7 +9,7 @@
 # migrate at the same time.
 set -eu
 
-# Every process of a deployment must share these; without them leaderboard/config.py would
+# Every process of a deployment must share these; without them leaderboard/server/config.py would
 # generate a private secret and label key per container, and workers could not decrypt labels.
 for name in DATABASE_URL SECRET_KEY LABEL_KEYS; do
     eval "value=\${$name:-}"

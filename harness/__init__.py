@@ -12,8 +12,17 @@ Redis and the database URL. Public entry points::
 
 from .config import Limits
 from .engine import load_image, remove_image
-from .errors import (FAILURE_REASONS, EngineError, HarnessError, ImageRejected, NonZeroExit,
-                     NoPredictions, OutOfMemory, OutputTooLarge, RunTimeout)
+from .errors import (
+                     FAILURE_REASONS,
+                     EngineError,
+                     HarnessError,
+                     ImageRejected,
+                     NonZeroExit,
+                     NoPredictions,
+                     OutOfMemory,
+                     OutputTooLarge,
+                     RunTimeout,
+)
 from .reaper import reap
 from .sandbox import RunResult, run_submission
 from .tarball import TarballInfo, inspect_tarball

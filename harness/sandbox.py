@@ -32,8 +32,15 @@ from docker.types import DeviceRequest, LogConfig, Mount, Ulimit
 from . import outputs
 from .config import Limits
 from .engine import check_submission_id, get_image
-from .errors import (EngineError, HarnessError, ImageRejected, NonZeroExit, OutOfMemory,
-                     OutputTooLarge, RunTimeout)
+from .errors import (
+    EngineError,
+    HarnessError,
+    ImageRejected,
+    NonZeroExit,
+    OutOfMemory,
+    OutputTooLarge,
+    RunTimeout,
+)
 from .logs import LogCollector
 from .stats import PeakMemory
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from leaderboard.errors import LeaderboardError
+from leaderboard.core.errors import LeaderboardError
 
 
 def _fail(exc: Exception) -> None:
@@ -48,7 +48,7 @@ def demo_packs(out: Path, scale: str, seed: int, only: tuple[str, ...]) -> None:
 @click.option("--no-media", is_flag=True, help="Skip checking that media files exist.")
 def validate_pack(pack_dir: Path, no_media: bool) -> None:
     """Check a pack: benchmark.yaml, every split's items and labels, media files."""
-    from leaderboard.packs import load_pack
+    from leaderboard.core.packs import load_pack
 
     try:
         pack = load_pack(pack_dir)
@@ -70,8 +70,8 @@ def validate_pack(pack_dir: Path, no_media: bool) -> None:
 def score(pack_dir: Path, split: str, predictions: Path, as_json: bool, judge: str | None,
           seed: int) -> None:
     """Score a predictions file offline (the same code the server runs)."""
-    from leaderboard.packs import load_pack
-    from leaderboard.scoring import score_predictions
+    from leaderboard.core.packs import load_pack
+    from leaderboard.core.scoring import score_predictions
 
     try:
         pack = load_pack(pack_dir)
@@ -127,7 +127,7 @@ class _progress:
 
 
 def format_value(value: float | None, fmt: str) -> str:
-    """As the boards show it (`leaderboard.plots.format_value`), without importing the server."""
+    """As the boards show it (`leaderboard.server.boards.plots.format_value`), without importing the server."""
     if value is None:
         return "n/a"
     if fmt == "pct":
@@ -171,8 +171,8 @@ def _print_table(pack, result) -> None:
 @click.option("--seed", type=int, default=0, show_default=True)
 def baseline(pack_dir: Path, split: str, kind: str, out: Path, seed: int) -> None:
     """Write a baseline predictions file (random, all-fake or all-real)."""
-    from leaderboard.baselines import write_baseline
-    from leaderboard.packs import load_pack
+    from leaderboard.core.baselines import write_baseline
+    from leaderboard.core.packs import load_pack
 
     try:
         pack = load_pack(pack_dir)
@@ -186,9 +186,9 @@ def _mount_server_commands() -> None:
     """Add the server's commands (db-upgrade, import-pack, worker, ...) when they are present."""
     import importlib.util
 
-    if importlib.util.find_spec("leaderboard.server_cli") is None:
+    if importlib.util.find_spec("leaderboard.server.cli") is None:
         return
-    from leaderboard import server_cli
+    from leaderboard.server import cli as server_cli
 
     group = next(v for v in vars(server_cli).values() if isinstance(v, click.Group))
     for cmd in group.commands.values():

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from alembic import context
 
-from leaderboard.db import make_engine
-from leaderboard.models import Base
+from leaderboard.server.db import make_engine
+from leaderboard.server.models import Base
 
 config = context.config
 target_metadata = Base.metadata
@@ -18,7 +18,7 @@ def _url() -> str:
     url = config.get_main_option("sqlalchemy.url")
     if url:
         return url
-    from leaderboard.config import load_config
+    from leaderboard.server.config import load_config
     return load_config()["DATABASE_URL"]
 
 

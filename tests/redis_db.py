@@ -1,8 +1,18 @@
-"""A Redis database emptied before and after a test (each test folder uses its own db number)."""
+"""Redis for tests: one server for the whole suite, a database number per test folder.
+
+``LB_TEST_REDIS_HOST`` (default ``127.0.0.1:6379``) picks the server, so that two test runs on
+one machine can each use their own Redis; each folder's fixture empties its own database.
+"""
+import os
 from contextlib import contextmanager
 
 import pytest
 import redis
+
+
+def redis_test_url(db: int) -> str:
+    """The URL of database ``db`` on the suite's Redis server."""
+    return f"redis://{os.environ.get('LB_TEST_REDIS_HOST', '127.0.0.1:6379')}/{db}"
 
 
 @contextmanager

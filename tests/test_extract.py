@@ -1,7 +1,7 @@
 """Pinned extraction rules (../shared/specs/benchmarks.md): each tricky string and its answer."""
 import pytest
 
-from leaderboard import extract as X
+from leaderboard.core import extract as X
 
 
 @pytest.mark.parametrize("text, expected", [

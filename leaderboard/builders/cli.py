@@ -2,7 +2,7 @@
 
 Mounted by the main CLI (``python -m leaderboard build-pack ...``). Exit code 2 with a message
 naming the file and record for a malformed release or bad options; 0 once the written pack has
-passed `leaderboard.packs.Pack.validate`.
+passed `leaderboard.core.packs.Pack.validate`.
 """
 from __future__ import annotations
 
@@ -49,8 +49,8 @@ def build_pack(benchmark: str, source: Path, out: Path, dev_fraction: float,
                private_fraction: float, seed: int, link_media: bool, workers: int) -> None:
     """Build BENCHMARK's pack from the authors' release (see leaderboard/builders/<key>.py)."""
     from leaderboard.builders import build
-    from leaderboard.errors import LeaderboardError
-    from leaderboard.packs import load_pack
+    from leaderboard.core.errors import LeaderboardError
+    from leaderboard.core.packs import load_pack
 
     extra = {"workers": workers} if benchmark == "vct2" else {}
     started = time.monotonic()

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
+from leaderboard.core.errors import LeaderboardError, ProblemList
 from leaderboard.demo.writer import PackWriter, assign_part, assign_split
-from leaderboard.errors import LeaderboardError, ProblemList
 
 #: progress(done, total or None, message) — the admin page shows it; the CLI prints it
 Progress = Callable[[int, "int | None", str], None]

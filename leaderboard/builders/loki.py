@@ -36,9 +36,19 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from leaderboard.benchmarks.loki import Loki
-from leaderboard.builders.common import (BuildReport, MediaStore, Problems, Progress, Splitter,
-                                         fail, load_json, open_pack, record, resolve_media)
+from leaderboard.builders.common import (
+    BuildReport,
+    MediaStore,
+    Problems,
+    Progress,
+    Splitter,
+    fail,
+    load_json,
+    open_pack,
+    record,
+    resolve_media,
+)
+from leaderboard.core.benchmarks.loki import Loki
 from leaderboard.demo.loki import AGREEMENT
 from leaderboard.demo.writer import stable_fraction
 

@@ -21,9 +21,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from leaderboard.benchmarks.syncred import FORMS, LANGUAGES, STYLES
-from leaderboard.builders.common import (BuildReport, MediaStore, Problems, Progress, Splitter,
-                                         fail, load_json, open_pack)
+from leaderboard.builders.common import (
+    BuildReport,
+    MediaStore,
+    Problems,
+    Progress,
+    Splitter,
+    fail,
+    load_json,
+    open_pack,
+)
+from leaderboard.core.benchmarks.syncred import FORMS, LANGUAGES, STYLES
 from leaderboard.demo import syncred as demo
 
 IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".webp"}

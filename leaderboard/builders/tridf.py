@@ -29,13 +29,25 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from leaderboard.builders.common import (BuildReport, MediaStore, Problems, Progress, Splitter,
-                                         fail, iter_csv, iter_jsonl, load_json, normalize_key,
-                                         open_pack, record, resolve_media)
+from leaderboard.builders.common import (
+    BuildReport,
+    MediaStore,
+    Problems,
+    Progress,
+    Splitter,
+    fail,
+    iter_csv,
+    iter_jsonl,
+    load_json,
+    normalize_key,
+    open_pack,
+    record,
+    resolve_media,
+)
+from leaderboard.core.taxonomy import ARTIFACT_TYPES, ARTIFACTS_BY_KEY, TRIDF_ARTIFACTS
 from leaderboard.demo.tridf import AGREEMENT, NONE_OPTION, OEQ_A, OEQ_B
 from leaderboard.demo.tridf import meta as demo_meta
 from leaderboard.demo.writer import stable_fraction
-from leaderboard.taxonomy import ARTIFACT_TYPES, ARTIFACTS_BY_KEY, TRIDF_ARTIFACTS
 
 MODALITY = {"img": "image", "image": "image", "vid": "video", "video": "video", "aud": "audio",
             "audio": "audio"}
@@ -398,7 +410,7 @@ def _oeq_rows(rel: _Release) -> list:
 
 
 def _description(source_name: str) -> str:
-    from leaderboard.benchmarks.tridf import TriDF
+    from leaderboard.core.benchmarks.tridf import TriDF
 
     metrics = "\n".join(f"- **{spec.title}** (`{name}`): {spec.description}"
                         for name, spec in TriDF.metrics.items())

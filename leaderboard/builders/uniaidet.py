@@ -18,7 +18,7 @@
 =============  ========================================================================
 
 CSV is read row by row and JSONL line by line; every problem names the manifest line and column.
-Masks become COCO RLE (`leaderboard.metrics.masks.encode_mask`); items carry ``width`` and
+Masks become COCO RLE (`leaderboard.core.metrics.masks.encode_mask`); items carry ``width`` and
 ``height``; images are stored under content-derived names.
 """
 from __future__ import annotations
@@ -29,12 +29,22 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from leaderboard.benchmarks.uniaidet import DOMAINS, FAMILIES, FAMILY_OF, PARTIAL
-from leaderboard.builders.common import (BuildReport, MediaStore, Problems, Progress, Splitter,
-                                         fail, iter_csv, iter_jsonl, normalize_key, open_pack,
-                                         resolve_media)
+from leaderboard.builders.common import (
+    BuildReport,
+    MediaStore,
+    Problems,
+    Progress,
+    Splitter,
+    fail,
+    iter_csv,
+    iter_jsonl,
+    normalize_key,
+    open_pack,
+    resolve_media,
+)
+from leaderboard.core.benchmarks.uniaidet import DOMAINS, FAMILIES, FAMILY_OF, PARTIAL
+from leaderboard.core.metrics.masks import encode_mask
 from leaderboard.demo import uniaidet as demo
-from leaderboard.metrics.masks import encode_mask
 
 COLUMNS = {"image": ("image", "image_path", "path", "file"), "split": ("split", "domain"),
            "label": ("label",), "generator": ("generator",), "family": ("family",),

@@ -18,7 +18,7 @@ Streaming: files are read in record batches of ``batch_rows`` rows (``pre_buffer
 is written to ``media/images/<id>.<ext>`` as shipped (no re-encoding) and reduced to its twelve VAI
 features at once; only ~0.4 KB per image (id, subset, pair, generator, features) stays in memory
 (~60 MB for the full release), whatever the images' sizes. Once every image is read, the VAI is fitted per subset
-(`leaderboard.vai.visual_ai_index`), each row's VAI goes into the hidden ``vai`` label and the
+(`leaderboard.builders.vai.visual_ai_index`), each row's VAI goes into the hidden ``vai`` label and the
 models into ``benchmark.yaml`` under ``vai``, as the demo pack does. ``workers`` > 1 computes the
 features in that many processes (the features dominate the time: ~0.14 s for a 512 x 512 image,
 ~0.66 s at 1024 x 1024 on one core).
@@ -39,11 +39,18 @@ from pathlib import Path
 
 import numpy as np
 
-from leaderboard.benchmarks.vct2 import SUBSET_GENERATORS, SUBSETS
-from leaderboard.builders.common import (BuildReport, MediaStore, Progress, Splitter, fail,
-                                         image_ext, open_pack)
+from leaderboard.builders.common import (
+    BuildReport,
+    MediaStore,
+    Progress,
+    Splitter,
+    fail,
+    image_ext,
+    open_pack,
+)
+from leaderboard.builders.vai import FEATURES, image_features, visual_ai_index
+from leaderboard.core.benchmarks.vct2 import SUBSET_GENERATORS, SUBSETS
 from leaderboard.demo import vct2 as demo
-from leaderboard.vai import FEATURES, image_features, visual_ai_index
 
 REAL_COLUMN = {"COCO_AI": "coco_image", "Twitter_AI": "twitter_image"}
 GENERATOR_COLUMN = {"sd21_image": "SD 2.1", "sdxl_image": "SDXL", "sd3_image": "SD3 Medium",

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from leaderboard.benchmarks.loki import Loki
+from leaderboard.core.benchmarks.loki import Loki
 from leaderboard.demo import media
 from leaderboard.demo.writer import PackWriter, assign_part, assign_split
 

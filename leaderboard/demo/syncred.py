@@ -13,10 +13,15 @@ from pathlib import Path
 
 import numpy as np
 
-from leaderboard.benchmarks.syncred import FORMS, LANGUAGES, STYLES
+from leaderboard.core.benchmarks.syncred import FORMS, LANGUAGES, STYLES
 from leaderboard.demo import images
-from leaderboard.demo.writer import (PackWriter, assign_part, assign_split, release_agreement,
-                                     release_description)
+from leaderboard.demo.writer import (
+    PackWriter,
+    assign_part,
+    assign_split,
+    release_agreement,
+    release_description,
+)
 from leaderboard.demo.writer import opaque_id as opaque_id_of
 
 SIZE = 96

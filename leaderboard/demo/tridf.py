@@ -1,7 +1,7 @@
 """Demo pack for TriDF: its 16 DeepFake tasks, question types and artifacts; procedural media.
 
 Each DeepFake task gets real-fake pairs (TriDF 3.1: strict one-to-one pairs). A fake sample is
-annotated with 1-4 artifacts of its modality (`leaderboard.taxonomy.artifacts_for`) and, for
+annotated with 1-4 artifacts of its modality (`leaderboard.core.taxonomy.artifacts_for`) and, for
 image and video, a location for each. From it come TFQs (artifact, location type-1 "any artifact
 in this region?", location type-2 "this artifact in this region?"; yes/no balanced), MCQs (four
 artifacts or locations plus "E. None of the options are correct", 0-3 of A-D correct, evenly
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from leaderboard.benchmarks.tridf import TriDF
+from leaderboard.core.benchmarks.tridf import TriDF
+from leaderboard.core.taxonomy import ARTIFACTS_BY_KEY, artifacts_for
 from leaderboard.demo import media
 from leaderboard.demo.writer import PackWriter, assign_part, assign_split
-from leaderboard.taxonomy import ARTIFACTS_BY_KEY, artifacts_for
 
 DEEPFAKE_TASKS = {  # TriDF Table 4: task -> generators
     "image": {

@@ -14,12 +14,17 @@ from pathlib import Path
 
 import numpy as np
 
-from leaderboard.benchmarks.uniaidet import DOMAINS, FAMILY_OF
+from leaderboard.core.benchmarks.uniaidet import DOMAINS, FAMILY_OF
+from leaderboard.core.metrics.masks import encode_mask
 from leaderboard.demo import images
-from leaderboard.demo.writer import (PackWriter, assign_part, assign_split, release_agreement,
-                                     release_description)
+from leaderboard.demo.writer import (
+    PackWriter,
+    assign_part,
+    assign_split,
+    release_agreement,
+    release_description,
+)
 from leaderboard.demo.writer import opaque_id as opaque_id_of
-from leaderboard.metrics.masks import encode_mask
 
 SIZES = ((64, 64), (48, 64), (64, 48))
 

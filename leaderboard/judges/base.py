@@ -3,7 +3,7 @@
 A judge reads free text. It does two jobs:
 
 - `map_artifacts`: TriDF OEQ (section 3.4): map each response onto the 27-artifact taxonomy
-  (`leaderboard.taxonomy`), restricted to `candidates` when given (the item's modality).
+  (`leaderboard.core.taxonomy`), restricted to `candidates` when given (the item's modality).
 - `rate_explanations`: LOKI abnormal explanation (appendix C.2): rate each response against the
   human annotation on the modality's rubric (`rubric.CRITERIA`), total normalized to 0-100.
 
@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from leaderboard.core.taxonomy import ARTIFACT_KEYS, validate_keys
 from leaderboard.judges import rubric
-from leaderboard.taxonomy import ARTIFACT_KEYS, validate_keys
 
 
 class JudgeError(RuntimeError):

@@ -21,10 +21,15 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
+from leaderboard.core.taxonomy import ARTIFACT_KEYS
 from leaderboard.judges.base import ExplanationCase, Judge, Rating, check_responses
-from leaderboard.judges.cache import (KIND_ARTIFACTS, KIND_RATING, CacheKey, JudgeCache,
-                                      response_sha256)
-from leaderboard.taxonomy import ARTIFACT_KEYS
+from leaderboard.judges.cache import (
+    KIND_ARTIFACTS,
+    KIND_RATING,
+    CacheKey,
+    JudgeCache,
+    response_sha256,
+)
 
 KIND_CAUSES = "causes"
 CAUSES_ITEM = "@syncred-causes"

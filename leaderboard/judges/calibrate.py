@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from leaderboard.taxonomy import ARTIFACT_KEYS, validate_keys
+from leaderboard.core.taxonomy import ARTIFACT_KEYS, validate_keys
 
 DATA_PATH = Path(__file__).resolve().parent / "data" / "calibration_v1.jsonl"
 FLOOR = 0.3

@@ -22,10 +22,16 @@ from pathlib import Path
 
 import numpy as np
 
+from leaderboard.core.taxonomy import ARTIFACT_KEYS, ARTIFACTS_BY_KEY
 from leaderboard.judges import rubric, text
-from leaderboard.judges.base import (ExplanationCase, Judge, JudgeError, Rating, check_candidates,
-                                     check_responses)
-from leaderboard.taxonomy import ARTIFACT_KEYS, ARTIFACTS_BY_KEY
+from leaderboard.judges.base import (
+    ExplanationCase,
+    Judge,
+    JudgeError,
+    Rating,
+    check_candidates,
+    check_responses,
+)
 
 VERSION = "1"
 THRESHOLDS_PATH = Path(__file__).resolve().parent / "thresholds" / f"local-minilm_v{VERSION}.json"

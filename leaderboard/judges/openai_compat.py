@@ -20,10 +20,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 import requests
 
-from leaderboard.judges.base import (ExplanationCase, Judge, JudgeError, Rating, check_candidates,
-                                     check_responses)
+from leaderboard.core.taxonomy import ARTIFACT_KEYS, ARTIFACTS_BY_KEY
+from leaderboard.judges.base import (
+    ExplanationCase,
+    Judge,
+    JudgeError,
+    Rating,
+    check_candidates,
+    check_responses,
+)
 from leaderboard.judges.templates import load_prompt
-from leaderboard.taxonomy import ARTIFACT_KEYS, ARTIFACTS_BY_KEY
 
 log = logging.getLogger(__name__)
 

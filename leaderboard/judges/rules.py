@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import re
 
+from leaderboard.core.taxonomy import ARTIFACT_KEYS
 from leaderboard.judges import rubric, text
-from leaderboard.judges.base import (ExplanationCase, Judge, Rating, check_candidates,
-                                     check_responses)
+from leaderboard.judges.base import (
+    ExplanationCase,
+    Judge,
+    Rating,
+    check_candidates,
+    check_responses,
+)
 from leaderboard.judges.lexicon import LEXICON, Rule
-from leaderboard.taxonomy import ARTIFACT_KEYS
 
 VERSION = "1"
 # An annotated anomaly counts as found when this share of its content tokens is in the response.

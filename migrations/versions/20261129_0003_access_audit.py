@@ -2,7 +2,7 @@
 
 The audit table gets a trigger refusing UPDATE and DELETE (PostgreSQL: a plpgsql function
 raising; SQLite: RAISE(ABORT) triggers). Statements are frozen here on purpose (a revision must
-not change when application code does); `leaderboard.models_access` holds the same ones for
+not change when application code does); `leaderboard.server.models.access` holds the same ones for
 schemas built with ``create_all``.
 
 Revision ID: 0003
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
-
 
 revision = '0003'
 down_revision = '0002'

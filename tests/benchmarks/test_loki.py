@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from leaderboard.baselines import baseline_rows
-from leaderboard.benchmarks.base import Block, ScoringContext, TaskSpec
-from leaderboard.benchmarks.loki import Loki
+from leaderboard.core.baselines import baseline_rows
+from leaderboard.core.benchmarks.base import Block, ScoringContext, TaskSpec
+from leaderboard.core.benchmarks.loki import Loki
+from leaderboard.core.packs import load_pack
+from leaderboard.core.scoring import score_predictions
 from leaderboard.demo import loki as demo
 from leaderboard.judges.base import Judge, Rating
-from leaderboard.packs import load_pack
-from leaderboard.scoring import score_predictions
 
 BENCH = Loki()
 HIDDEN = set(Loki.label_fields) | {"part"}

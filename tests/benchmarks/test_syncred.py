@@ -4,11 +4,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from leaderboard.benchmarks.base import Block, ScoringContext, TaskSpec
-from leaderboard.benchmarks.syncred import FORMS, STYLES, SynCred
+from leaderboard.core.benchmarks.base import Block, ScoringContext, TaskSpec
+from leaderboard.core.benchmarks.syncred import FORMS, STYLES, SynCred
+from leaderboard.core.metrics.ranking import pr_auc
+from leaderboard.core.packs import load_pack
 from leaderboard.demo import syncred as demo
-from leaderboard.metrics.ranking import pr_auc
-from leaderboard.packs import load_pack
 
 TASK = TaskSpec("detection", "detection", ("image",), "tpr_at_fpr_5")
 
@@ -120,7 +120,7 @@ def test_false_negative_rationales_are_pending():
 
 
 def test_end_to_end_perfect_and_random(pack_dir, tmp_path):
-    from leaderboard.scoring import score_predictions
+    from leaderboard.core.scoring import score_predictions
 
     pack = load_pack(pack_dir)
     labels, items = pack.labels("test"), pack.items("test")

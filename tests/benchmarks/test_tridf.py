@@ -8,15 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from leaderboard.baselines import baseline_rows
-from leaderboard.benchmarks.base import Block, ScoringContext, TaskSpec
-from leaderboard.benchmarks.tridf import TriDF
+from leaderboard.core.baselines import baseline_rows
+from leaderboard.core.benchmarks.base import Block, ScoringContext, TaskSpec
+from leaderboard.core.benchmarks.tridf import TriDF
+from leaderboard.core.packs import load_pack
+from leaderboard.core.records import MetricRecord
+from leaderboard.core.scoring import score_predictions
+from leaderboard.core.taxonomy import ARTIFACT_KEYS
 from leaderboard.demo import tridf as demo
 from leaderboard.judges.base import Judge
-from leaderboard.packs import load_pack
-from leaderboard.records import MetricRecord
-from leaderboard.scoring import score_predictions
-from leaderboard.taxonomy import ARTIFACT_KEYS
 
 BENCH = TriDF()
 HIDDEN = set(TriDF.label_fields) | {"part"}

@@ -4,11 +4,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from leaderboard.benchmarks.base import Block, ScoringContext, TaskSpec
-from leaderboard.benchmarks.uniaidet import FAMILY_OF, UniAIDet
+from leaderboard.core.benchmarks.base import Block, ScoringContext, TaskSpec
+from leaderboard.core.benchmarks.uniaidet import FAMILY_OF, UniAIDet
+from leaderboard.core.metrics.masks import encode_mask
+from leaderboard.core.packs import load_pack
 from leaderboard.demo import uniaidet as demo
-from leaderboard.metrics.masks import encode_mask
-from leaderboard.packs import load_pack
 
 TASK = TaskSpec("detection", "detection", ("image",), "accuracy")
 TOP = encode_mask(np.array([[True, True], [False, False]]))
@@ -106,7 +106,7 @@ def test_average_precision_with_scores():
 
 
 def test_end_to_end_perfect(pack_dir, tmp_path):
-    from leaderboard.scoring import score_predictions
+    from leaderboard.core.scoring import score_predictions
 
     pack = load_pack(pack_dir)
     labels, items = pack.labels("test"), pack.items("test")

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 import yaml
 
-from leaderboard.benchmarks.base import Block, ScoringContext, TaskSpec
-from leaderboard.benchmarks.vct2 import SUBSET_GENERATORS, Vct2
+from leaderboard.builders.vai import FEATURES, prepare_vai
+from leaderboard.core.benchmarks.base import Block, ScoringContext, TaskSpec
+from leaderboard.core.benchmarks.vct2 import SUBSET_GENERATORS, Vct2
+from leaderboard.core.packs import load_pack
 from leaderboard.demo import vct2 as demo
-from leaderboard.packs import load_pack
-from leaderboard.vai import FEATURES
 
 TASK = TaskSpec("detection", "detection", ("image",), "mean_accuracy")
 
@@ -111,7 +111,7 @@ def test_vai_records_by_hand():
 
 
 def test_average_precision_per_cell_from_one_sort():
-    from leaderboard.metrics.ranking import average_precision
+    from leaderboard.core.metrics.ranking import average_precision
 
     score = [0.2, 0.7, 0.9, 0.6, 0.65, 0.1, 0.5, 0.3, 0.4, 0.8]
     b = hand_block(score=score)
@@ -126,7 +126,7 @@ def test_average_precision_per_cell_from_one_sort():
 
 def test_prepare_recomputes_the_stored_vai(pack_dir, tmp_path):
     pack = load_pack(pack_dir)
-    out = Vct2().prepare(pack, tmp_path / "prep")
+    out = prepare_vai(pack, tmp_path / "prep")
     assert json.loads((tmp_path / "prep" / "vai.json").read_text())["features"] == list(FEATURES)
     for split in pack.splits:
         lab, items = pack.labels(split), pack.items(split)
@@ -136,7 +136,7 @@ def test_prepare_recomputes_the_stored_vai(pack_dir, tmp_path):
 
 
 def test_end_to_end_perfect(pack_dir, tmp_path):
-    from leaderboard.scoring import score_predictions
+    from leaderboard.core.scoring import score_predictions
 
     pack = load_pack(pack_dir)
     y = pack.labels("test").decoded("label")

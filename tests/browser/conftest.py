@@ -24,12 +24,13 @@ import pytest
 from cryptography.fernet import Fernet
 from werkzeug.serving import make_server
 
-from leaderboard.config import REPO_ROOT
+from leaderboard.server.config import REPO_ROOT
+from tests.redis_db import redis_test_url
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
-REDIS_URL = os.environ.get("LB_BROWSER_REDIS", "redis://127.0.0.1:6379/12")
+REDIS_URL = os.environ.get("LB_BROWSER_REDIS") or redis_test_url(12)
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 BENCHMARK = "syncred"
 SPLIT = "dev"
@@ -55,8 +56,8 @@ def syncred_pack(tmp_path_factory) -> Path:
 def predictions(syncred_pack, tmp_path_factory) -> dict[str, Path]:
     """``valid``: the random baseline for the dev split (seed 1, so it differs from the board's
     own random baseline); ``invalid``: the same file with line 3's score out of range."""
-    from leaderboard.baselines import write_baseline
-    from leaderboard.packs import load_pack
+    from leaderboard.core.baselines import write_baseline
+    from leaderboard.core.packs import load_pack
 
     out = tmp_path_factory.mktemp("preds")
     valid = out / "dev.random.jsonl"
@@ -103,7 +104,7 @@ def _stop_worker(proc: subprocess.Popen) -> None:
 def _wait_scored(app, ids: list[int], worker: subprocess.Popen | None, log: Path | None) -> None:
     from sqlalchemy import select
 
-    from leaderboard.models import Submission
+    from leaderboard.server.models import Submission
 
     deadline = time.monotonic() + SCORED_WITHIN_S
     while True:
@@ -121,10 +122,11 @@ def _wait_scored(app, ids: list[int], worker: subprocess.Popen | None, log: Path
 
 def _seed(app, pack: Path) -> list[int]:
     """Import the pack and queue the random and all-fake baselines of its dev split."""
-    from leaderboard.baselines import write_baseline
-    from leaderboard.packs import load_pack
-    from leaderboard.queue import enqueue_scoring
-    from leaderboard.services import benchmarks, invalidate_boards, submissions
+    from leaderboard.core.baselines import write_baseline
+    from leaderboard.core.packs import load_pack
+    from leaderboard.server.boards.cache import invalidate_boards
+    from leaderboard.server.jobs.scoring import enqueue_scoring
+    from leaderboard.server.services import benchmarks, submissions
 
     data_dir = Path(app.config["DATA_DIR"])
     ids = []
@@ -148,9 +150,9 @@ def _seed(app, pack: Path) -> list[int]:
 
 @pytest.fixture(params=["inline", "redis"])
 def live(request, syncred_pack, tmp_path):
-    from leaderboard.server_cli import upgrade_database
-    from leaderboard.services.scoring_service import clear_caches
-    from leaderboard.web import create_app
+    from leaderboard.server.cli import upgrade_database
+    from leaderboard.server.services.scoring_service import clear_caches
+    from leaderboard.server.web import create_app
 
     mode = request.param
     conn = _redis_or_skip() if mode == "redis" else None

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from leaderboard.baselines import write_baseline
-from leaderboard.scoring import score_predictions
+from leaderboard.core.baselines import write_baseline
+from leaderboard.core.scoring import score_predictions
 
 
 def png_bytes(seed: int, size: tuple[int, int] = (24, 24)) -> bytes:

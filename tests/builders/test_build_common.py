@@ -8,8 +8,7 @@ from click.testing import CliRunner
 
 from leaderboard.builders import build, check_paths
 from leaderboard.builders.cli import build_pack
-from leaderboard.builders.common import (SourceError, Splitter, detect_encoding, iter_csv,
-                                         load_json)
+from leaderboard.builders.common import SourceError, Splitter, detect_encoding, iter_csv, load_json
 from tests.builders.test_build_syncred import make_release
 
 

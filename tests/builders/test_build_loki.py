@@ -8,7 +8,7 @@ import pytest
 
 from leaderboard.builders import loki
 from leaderboard.builders.common import SourceError
-from leaderboard.packs import load_pack
+from leaderboard.core.packs import load_pack
 from tests.builders.helpers import items_of, labels_of, score_baseline, write_json, write_png
 
 

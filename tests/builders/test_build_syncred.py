@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.benchmarks.syncred import FORMS, STYLES
 from leaderboard.builders import syncred
 from leaderboard.builders.common import SourceError
-from leaderboard.packs import load_pack
+from leaderboard.core.benchmarks.syncred import FORMS, STYLES
+from leaderboard.core.packs import load_pack
 from tests.builders.helpers import items_of, labels_of, score_baseline, write_png
 
 

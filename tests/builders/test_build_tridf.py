@@ -12,10 +12,10 @@ import pytest
 
 from leaderboard.builders import tridf
 from leaderboard.builders.common import SourceError
-from leaderboard.builders.tridf_zip import zip_to_rows
-from leaderboard.errors import PredictionError
-from leaderboard.packs import load_pack
-from leaderboard.scoring import score_predictions
+from leaderboard.core.errors import PredictionError
+from leaderboard.core.packs import load_pack
+from leaderboard.core.scoring import score_predictions
+from leaderboard.core.tridf_zip import zip_to_rows
 from tests.builders.helpers import items_of, labels_of, score_baseline, write_json, write_png
 
 IMG_FAKES = ("data/img/face_swapping/fake/0001.png", "data/img/face_swapping/fake/0002.png")

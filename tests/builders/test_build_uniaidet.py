@@ -11,8 +11,8 @@ from PIL import Image
 
 from leaderboard.builders import uniaidet
 from leaderboard.builders.common import SourceError
-from leaderboard.packs import load_pack
-from leaderboard.metrics.masks import encode_mask
+from leaderboard.core.metrics.masks import encode_mask
+from leaderboard.core.packs import load_pack
 from tests.builders.helpers import items_of, labels_of, score_baseline, write_png
 
 ROWS = [  # image, split, label, generator, family, mask

@@ -10,7 +10,7 @@ import yaml
 
 from leaderboard.builders import vct2
 from leaderboard.builders.common import SourceError
-from leaderboard.packs import load_pack
+from leaderboard.core.packs import load_pack
 from tests.builders.helpers import items_of, labels_of, png_bytes, score_baseline
 
 IMAGE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])

@@ -15,13 +15,21 @@ import docker
 import docker.errors
 import pytest
 
-from leaderboard.config import REPO_ROOT
+from leaderboard.server.config import REPO_ROOT
 from tests.harness.images.build import build_script_image, save_image
-from tests.redis_db import clean_redis_db
-from tests.server.conftest import (app, auth, client, demo_packs, imported,  # noqa: F401
-                                   make_config, session, sqlite_url)
+from tests.redis_db import clean_redis_db, redis_test_url
+from tests.server.conftest import (  # noqa: F401
+    app,
+    auth,
+    client,
+    demo_packs,
+    imported,
+    make_config,
+    session,
+    sqlite_url,
+)
 
-REDIS_URL = os.environ.get("LB_TEST_REDIS_CONTAINERS", "redis://127.0.0.1:6379/11")
+REDIS_URL = os.environ.get("LB_TEST_REDIS_CONTAINERS") or redis_test_url(11)
 LIMITS = {"HARNESS_WALL_S": "20", "HARNESS_MEMORY_BYTES": str(128 << 20), "HARNESS_CPUS": "1",
           "HARNESS_PIDS": "64", "HARNESS_OPEN_FILES": "256", "HARNESS_TMP_BYTES": str(8 << 20),
           "HARNESS_SHM_BYTES": str(8 << 20), "HARNESS_OUTPUT_BYTES": str(8 << 20),

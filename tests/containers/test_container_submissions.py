@@ -14,10 +14,10 @@ from sqlalchemy import func, select
 from werkzeug.test import EnvironBuilder
 
 from harness.sandbox import LABEL_DEADLINE, LABEL_HARNESS, LABEL_SUBMISSION
-from leaderboard.access import agreements, decisions
-from leaderboard.models import QuotaUsage, Score, Submission, User, utcnow
-from leaderboard.models_containers import ContainerRun
-from leaderboard.services.benchmarks import get_benchmark
+from leaderboard.server.access import agreements, decisions
+from leaderboard.server.models import QuotaUsage, Score, Submission, User, utcnow
+from leaderboard.server.models.containers import ContainerRun
+from leaderboard.server.services.benchmarks import get_benchmark
 from tests.containers.conftest import run_worker
 from tests.harness.images.savetar import write_save_tar
 
@@ -58,7 +58,7 @@ def _grant(session, user, admin, bench):
 
 
 def _admin(session):
-    from leaderboard.services import accounts
+    from leaderboard.server.services import accounts
     return accounts.register(session, email="root@example.org", display_name="root",
                              password="correct horse battery", is_admin=True)
 
@@ -186,8 +186,8 @@ def test_reaper_removes_expired_labelled_containers(app, docker_client, sleeper_
 
 def test_reconciler_requeues_a_dead_run_once_then_fails_it(app, client, auth, imported, session,
                                                             tarballs):
-    from leaderboard.queue import GPU_QUEUE, get_queue
-    from leaderboard.reconcile import reconcile
+    from leaderboard.server.jobs.queue import GPU_QUEUE, get_queue
+    from leaderboard.server.jobs.reconcile import reconcile
 
     token = auth.member()
     sid = _submit(client, token, tarballs["exit3"]).json["id"]

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from harness import RunResult
-from leaderboard.container_inputs import assert_no_labels, build_input_dir
-from leaderboard.container_jobs import failure_reason, split_log
+from leaderboard.server.jobs.container_inputs import assert_no_labels, build_input_dir
+from leaderboard.server.jobs.containers import failure_reason, split_log
 
 
 def _media(items_path) -> set[str]:

@@ -1,6 +1,6 @@
 import pytest
 
-from leaderboard.benchmarks.base import _REGISTRY, register
+from leaderboard.core.benchmarks.base import _REGISTRY, register
 from tests.core.toy import Toy, write_toy_pack
 
 

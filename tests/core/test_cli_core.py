@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from leaderboard.config import REPO_ROOT
+from leaderboard.server.config import REPO_ROOT
 
 
 def run(*args, check=True):

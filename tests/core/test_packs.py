@@ -3,10 +3,9 @@ import json
 import numpy as np
 import pytest
 
-from leaderboard.errors import PackError
-from leaderboard.packs import load_pack, parse_meta
-from leaderboard.table import Table
-
+from leaderboard.core.errors import PackError
+from leaderboard.core.packs import load_pack, parse_meta
+from leaderboard.core.table import Table
 from tests.core.toy import write_toy_pack
 
 

@@ -1,14 +1,13 @@
 import gzip
 import json
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from leaderboard.errors import PredictionError
-from leaderboard.packs import load_pack
-from leaderboard.predictions import MAX_LINE_BYTES, validate_predictions
+from leaderboard.core.errors import PredictionError
+from leaderboard.core.packs import load_pack
+from leaderboard.core.predictions import MAX_LINE_BYTES, validate_predictions
 from tests.core.toy import perfect_rows, write_rows
 
 
@@ -181,7 +180,7 @@ def test_fuzz_never_raises_anything_else(pack, tmp_path, data):
 
 
 def test_reading_stops_after_too_many_problems(pack, tmp_path, monkeypatch):
-    import leaderboard.predictions as mod
+    import leaderboard.core.predictions as mod
     monkeypatch.setattr(mod, "STOP_AFTER_PROBLEMS", 100)
     path = tmp_path / "bomb.jsonl.gz"
     path.write_bytes(gzip.compress(b"garbage\n" * 100_000))

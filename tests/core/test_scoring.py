@@ -2,10 +2,10 @@ import json
 
 import pytest
 
-from leaderboard.baselines import write_baseline
-from leaderboard.errors import PredictionError
-from leaderboard.packs import load_pack
-from leaderboard.scoring import score_predictions
+from leaderboard.core.baselines import write_baseline
+from leaderboard.core.errors import PredictionError
+from leaderboard.core.packs import load_pack
+from leaderboard.core.scoring import score_predictions
 from tests.core.toy import perfect_rows, write_rows
 
 

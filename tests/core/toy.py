@@ -5,8 +5,9 @@ import json
 from pathlib import Path
 
 import numpy as np
-from leaderboard.benchmarks.base import Benchmark, Field, MetricSpec
-from leaderboard.records import MetricRecord
+
+from leaderboard.core.benchmarks.base import Benchmark, Field, MetricSpec
+from leaderboard.core.records import MetricRecord
 
 
 class Toy(Benchmark):

@@ -16,7 +16,6 @@ import pytest
 
 from harness import Limits
 from harness.sandbox import LABEL_HARNESS
-
 from tests.harness.images.build import build_script_image
 from tests.harness.images.scenarios import SCENARIOS
 

@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 
 from harness import FAILURE_REASONS, Limits, run_submission
-from harness.sandbox import LABEL_DEADLINE, LABEL_HARNESS, LABEL_SUBMISSION, container_config, default_user
+from harness.sandbox import (
+    LABEL_DEADLINE,
+    LABEL_HARNESS,
+    LABEL_SUBMISSION,
+    container_config,
+    default_user,
+)
 from tests.harness.images.build import build_script_image
 
 pytestmark = pytest.mark.docker

@@ -6,9 +6,17 @@ import json
 
 import pytest
 
-from leaderboard import taxonomy
-from leaderboard.judges import (ArtifactCase, ExplanationCase, MemoryJudgeCache, Rating,
-                                get_judge, judge_batch, rubric, text)
+from leaderboard.core import taxonomy
+from leaderboard.judges import (
+    ArtifactCase,
+    ExplanationCase,
+    MemoryJudgeCache,
+    Rating,
+    get_judge,
+    judge_batch,
+    rubric,
+    text,
+)
 from leaderboard.judges.cache import JudgeCache, cache_key
 from leaderboard.judges.calibrate import DATA_PATH
 from leaderboard.judges.minilm import THRESHOLDS_PATH

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from leaderboard.core.taxonomy import ARTIFACT_KEYS, artifacts_for
 from leaderboard.judges import ExplanationCase, JudgeError, get_judge
 from leaderboard.judges.calibrate import best_threshold, calibrate
-from leaderboard.taxonomy import ARTIFACT_KEYS, artifacts_for
 
 
 @pytest.fixture(scope="module")

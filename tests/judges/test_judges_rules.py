@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+from leaderboard.core.taxonomy import artifacts_for
 from leaderboard.judges import ExplanationCase, JudgeError, get_judge
-from leaderboard.taxonomy import artifacts_for
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,7 @@ import pytest
 
 from leaderboard.judges import registry
 from leaderboard.judges.rules import RulesJudge
-from tests.server.conftest import (LABEL_KEY, _empty_pg, make_config, pg_url,  # noqa: F401
-                                   sqlite_url)
+from tests.server.conftest import LABEL_KEY, _empty_pg, make_config, pg_url, sqlite_url  # noqa: F401
 
 
 class CountingJudge(RulesJudge):
@@ -42,7 +41,7 @@ def counting(monkeypatch):
     """Register ``counting@1`` for this test; returns the class (its ``calls`` reset)."""
     monkeypatch.setitem(registry.JUDGES, "counting",
                         "tests.judges_server.conftest:CountingJudge")
-    from leaderboard.services import judging
+    from leaderboard.server.services import judging
     monkeypatch.setattr(judging, "_built", {})
     CountingJudge.calls = 0
     return CountingJudge
@@ -58,8 +57,8 @@ def packs(tmp_path_factory):
 
 @pytest.fixture
 def app(sqlite_url, tmp_path):  # noqa: F811
-    from leaderboard.services.scoring_service import clear_caches
-    from leaderboard.web import create_app
+    from leaderboard.server.services.scoring_service import clear_caches
+    from leaderboard.server.web import create_app
 
     clear_caches()
     app = create_app(make_config(sqlite_url, tmp_path, DEFAULT_JUDGE="rules",
@@ -69,7 +68,7 @@ def app(sqlite_url, tmp_path):  # noqa: F811
 
 
 def import_key(app, pack_dir) -> str:
-    from leaderboard.services.benchmarks import import_pack
+    from leaderboard.server.services.benchmarks import import_pack
 
     with app.app_context(), app.extensions["lb_db"].scope() as s:
         return import_pack(s, pack_dir, data_dir=app.config["DATA_DIR"],
@@ -82,14 +81,14 @@ def write_rows(path, rows) -> None:
 
 def submit(app, key: str, split: str, path) -> int:
     """A baseline-style submission of ``path``, scored inline (scoring then judge job)."""
-    from leaderboard import queue
-    from leaderboard.services.submissions import create_baseline
+    from leaderboard.server.jobs import scoring as scoring_jobs
+    from leaderboard.server.services.submissions import create_baseline
 
     with app.app_context():
         with app.extensions["lb_db"].scope() as s:
             sid = create_baseline(s, benchmark=key, split=split, kind="random", source=path,
                                   data_dir=app.config["DATA_DIR"]).id
-        queue.enqueue_scoring(sid)
+        scoring_jobs.enqueue_scoring(sid)
     return sid
 
 

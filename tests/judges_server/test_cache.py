@@ -9,8 +9,8 @@ from leaderboard.judges import MemoryJudgeCache
 from leaderboard.judges.base import ExplanationCase
 from leaderboard.judges.cache import CacheKey, JudgeCache
 from leaderboard.judges.caching import CachingJudge, candidates_tag
-from leaderboard.models_judges import JudgeOutput
-from leaderboard.services.judge_cache import DbJudgeCache
+from leaderboard.server.models.judges import JudgeOutput
+from leaderboard.server.services.judge_cache import DbJudgeCache
 from tests.judges_server.conftest import CountingJudge
 
 

@@ -9,21 +9,22 @@ import sys
 import pytest
 from sqlalchemy import select
 
-from leaderboard.baselines import baseline_rows
-from leaderboard.config import REPO_ROOT
-from leaderboard.models import Score, Submission
-from leaderboard.packs import load_pack
+from leaderboard.core.baselines import baseline_rows
+from leaderboard.core.packs import load_pack
+from leaderboard.server.config import REPO_ROOT
+from leaderboard.server.models import Score, Submission
 from tests.judges_server.conftest import import_key, submit, write_rows
+from tests.redis_db import redis_test_url
 
-REDIS_URL = os.environ.get("LB_TEST_REDIS_JUDGE", "redis://127.0.0.1:6379/11")
+REDIS_URL = os.environ.get("LB_TEST_REDIS_JUDGE") or redis_test_url(13)
 
 
 @pytest.fixture
 def app(sqlite_url, tmp_path):
     import redis
 
-    from leaderboard.services.scoring_service import clear_caches
-    from leaderboard.web import create_app
+    from leaderboard.server.services.scoring_service import clear_caches
+    from leaderboard.server.web import create_app
     from tests.server.conftest import make_config
 
     conn = redis.Redis.from_url(REDIS_URL)

@@ -6,15 +6,17 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from leaderboard import boards, judge_jobs, queue
-from leaderboard.baselines import baseline_rows
-from leaderboard.models import Benchmark, Score, Submission
-from leaderboard.models_access import AuditEvent
-from leaderboard.models_judges import JudgeOutput
-from leaderboard.packs import load_pack
-from leaderboard.services import accounts
-from leaderboard.services.judging import record_judge_allowed
-from leaderboard.services.scoring_service import request_rescore
+from leaderboard.core.baselines import baseline_rows
+from leaderboard.core.packs import load_pack
+from leaderboard.server.boards import service as boards
+from leaderboard.server.jobs import judging as judge_jobs
+from leaderboard.server.jobs import scoring as scoring_jobs
+from leaderboard.server.models import Benchmark, Score, Submission
+from leaderboard.server.models.access import AuditEvent
+from leaderboard.server.models.judges import JudgeOutput
+from leaderboard.server.services import accounts
+from leaderboard.server.services.judging import record_judge_allowed
+from leaderboard.server.services.scoring_service import request_rescore
 from tests.judges_server.conftest import import_key, submit, write_rows
 
 PASSWORD = "correct horse battery"
@@ -61,7 +63,7 @@ def test_rescore_uses_the_cache(app, packs, tmp_path, counting):
         # a full admin-style rescore: scoring job, then judge job, all from the cache
         with db.scope() as s:
             request_rescore(s, s.get(Submission, sid), deadline_s=60)
-        queue.enqueue_scoring(sid)
+        scoring_jobs.enqueue_scoring(sid)
     assert counting.calls == calls
     with db.scope() as s:
         assert {j for j, _ in _scores(s, sid, "explanation_score")} == {"counting@1"}

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.baselines import baseline_rows
+from leaderboard.core.baselines import baseline_rows
+from leaderboard.core.packs import load_pack
+from leaderboard.core.scoring import score_predictions
 from leaderboard.judges import get_judge
 from leaderboard.judges.base import Judge
 from leaderboard.judges.causes import CAUSE_KEYS, attribute
-from leaderboard.packs import load_pack
-from leaderboard.scoring import score_predictions
 from tests.judges_server.conftest import write_rows
 
 RATIONALES = (

@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from leaderboard.metrics import bootstrap as B
-from leaderboard.metrics import classification as C
-from leaderboard.metrics import ranking as R
+from leaderboard.core.metrics import bootstrap as B
+from leaderboard.core.metrics import classification as C
+from leaderboard.core.metrics import ranking as R
 
 
 def loop_reference(metric, t, *arrays, n=400, seed=11):

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from leaderboard.metrics import choice, composite, hallucination
+from leaderboard.core.metrics import choice, composite, hallucination
 
 
 def row(letters, m=5):

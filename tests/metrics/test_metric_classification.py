@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import metrics as skm
 
-from leaderboard.metrics import classification as C
+from leaderboard.core.metrics import classification as C
 
 bools = st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=60)
 

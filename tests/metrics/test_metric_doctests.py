@@ -3,9 +3,9 @@ import importlib
 
 import pytest
 
-MODULES = ["leaderboard.metrics.classification", "leaderboard.metrics.ranking", "leaderboard.metrics.choice",
-           "leaderboard.metrics.hallucination", "leaderboard.metrics.masks", "leaderboard.metrics.composite",
-           "leaderboard.metrics.bootstrap", "leaderboard.extract"]
+MODULES = ["leaderboard.core.metrics.classification", "leaderboard.core.metrics.ranking", "leaderboard.core.metrics.choice",
+           "leaderboard.core.metrics.hallucination", "leaderboard.core.metrics.masks", "leaderboard.core.metrics.composite",
+           "leaderboard.core.metrics.bootstrap", "leaderboard.core.extract"]
 
 
 @pytest.mark.parametrize("module", MODULES)

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from pycocotools import mask as coco_mask
 
-from leaderboard.metrics import masks
+from leaderboard.core.metrics import masks
 
 shapes = st.tuples(st.integers(1, 12), st.integers(1, 12))
 

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import metrics as skm
 
-from leaderboard.metrics import ranking as R
+from leaderboard.core.metrics import ranking as R
 
 # Scores drawn from a small grid so that ties are common.
 rows = st.lists(st.tuples(st.booleans(), st.integers(0, 10).map(lambda k: k / 10)), min_size=2, max_size=80)

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from leaderboard.metrics import masks
-from leaderboard.metrics.registry import METRICS
+from leaderboard.core.metrics import masks
+from leaderboard.core.metrics.registry import METRICS
 
 SCALAR_INPUTS = {"acc_typeb", "f05_a", "f05_b", "acc_tfq", "mcq_clamped"}
 ITEM_METRICS = sorted(name for name, m in METRICS.items() if not SCALAR_INPUTS & set(m.inputs))

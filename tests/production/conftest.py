@@ -68,8 +68,8 @@ def syncred_pack(tmp_path_factory):
 @pytest.fixture(scope="session")
 def predictions(syncred_pack, tmp_path_factory) -> dict[str, Path]:
     """A valid random-baseline predictions file per split of the SynCred demo pack."""
-    from leaderboard.baselines import write_baseline
-    from leaderboard.packs import load_pack
+    from leaderboard.core.baselines import write_baseline
+    from leaderboard.core.packs import load_pack
 
     out = tmp_path_factory.mktemp("preds")
     pack = load_pack(syncred_pack)
@@ -149,7 +149,7 @@ class Stack:
     # -- database views --------------------------------------------------------------------
     def rows(self) -> dict[int, tuple[str, str | None, int]]:
         """id -> (status, failure_reason, attempts) of every submission (a fresh session)."""
-        from leaderboard.models import Submission
+        from leaderboard.server.models import Submission
 
         with self.app.extensions["lb_db"].scope() as s:
             return {i: (st, fr, a) for i, st, fr, a in s.execute(
@@ -175,8 +175,8 @@ class Stack:
         """One reconciler pass, as if ``after_s`` seconds had passed (deadlines are minutes)."""
         from datetime import timedelta
 
-        from leaderboard.models import utcnow
-        from leaderboard.reconcile import reconcile
+        from leaderboard.server.jobs.reconcile import reconcile
+        from leaderboard.server.models import utcnow
 
         with self.app.app_context():
             return reconcile(now=utcnow() + timedelta(seconds=after_s))
@@ -232,7 +232,7 @@ def make_env(*, db_url: str, redis_url: str, data_dir: Path, **extra: str) -> di
 
 def new_database(pg: PostgresServer) -> str:
     """A fresh database on the private server, with the schema built by the migrations."""
-    from leaderboard.server_cli import upgrade_database
+    from leaderboard.server.cli import upgrade_database
 
     name = f"lb_prod_{secrets.token_hex(4)}"
     admin = create_engine(pg.url(), isolation_level="AUTOCOMMIT")
@@ -246,7 +246,7 @@ def new_database(pg: PostgresServer) -> str:
 
 def add_member(app) -> str:
     """A new user in a new team; returns the user's API token."""
-    from leaderboard.services import accounts, teams, tokens
+    from leaderboard.server.services import accounts, teams, tokens
 
     with app.app_context():
         with app.extensions["lb_db"].scope() as s:
@@ -258,7 +258,7 @@ def add_member(app) -> str:
 
 def seed(app, pack_dir: Path) -> tuple[str, str]:
     """Import the pack and create a team member; returns (benchmark key, API token)."""
-    from leaderboard.services.benchmarks import import_pack
+    from leaderboard.server.services.benchmarks import import_pack
 
     with app.app_context():
         with app.extensions["lb_db"].scope() as s:
@@ -269,8 +269,8 @@ def seed(app, pack_dir: Path) -> tuple[str, str]:
 
 def make_app(tmp_path: Path, **extra):
     """A SQLite app with jobs inline and rate limits off unless ``extra`` says otherwise."""
-    from leaderboard.models import Base
-    from leaderboard.web import create_app
+    from leaderboard.server.models import Base
+    from leaderboard.server.web import create_app
 
     url = f"sqlite:///{tmp_path / 'h.db'}"
     engine = create_engine(url)
@@ -288,9 +288,9 @@ def make_app(tmp_path: Path, **extra):
 def stack(pg, redis_server, syncred_pack, tmp_path):
     import redis
 
-    from leaderboard.config import load_config
-    from leaderboard.services.scoring_service import clear_caches
-    from leaderboard.web import create_app
+    from leaderboard.server.config import load_config
+    from leaderboard.server.services.scoring_service import clear_caches
+    from leaderboard.server.web import create_app
 
     redis.Redis.from_url(redis_server.url()).flushall()
     db_url = new_database(pg)

@@ -26,9 +26,9 @@ MAX_UPLOAD_MB = 2
 
 @pytest.fixture(scope="module")
 def fuzz_app(tmp_path_factory, syncred_pack, predictions):
-    from leaderboard.models import Base
-    from leaderboard.services.benchmarks import import_pack
-    from leaderboard.web import create_app
+    from leaderboard.server.models import Base
+    from leaderboard.server.services.benchmarks import import_pack
+    from leaderboard.server.web import create_app
 
     tmp = tmp_path_factory.mktemp("fuzz")
     url = f"sqlite:///{tmp / 'fuzz.db'}"

@@ -1,4 +1,4 @@
-"""`leaderboard.web.hardening`: headers, body caps, session settings, rate limits, validation."""
+"""`leaderboard.server.web.hardening`: headers, body caps, session settings, rate limits, validation."""
 from __future__ import annotations
 
 import io

@@ -1,4 +1,4 @@
-"""`leaderboard.web.ops`: /healthz, /readyz (503 naming the failed dependency), /metrics."""
+"""`leaderboard.server.web.ops`: /healthz, /readyz (503 naming the failed dependency), /metrics."""
 from __future__ import annotations
 
 import pytest

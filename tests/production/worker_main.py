@@ -12,7 +12,7 @@ import time
 
 
 def _slow_down(delay_s: float) -> None:
-    from leaderboard.services import scoring_service
+    from leaderboard.server.services import scoring_service
 
     compute = scoring_service.compute
 

@@ -16,10 +16,11 @@ import pytest
 from cryptography.fernet import Fernet
 from sqlalchemy import create_engine, text
 
-from leaderboard.models import Base
+from leaderboard.server.models import Base
+from tests.redis_db import redis_test_url
 
 PG_ADMIN_URL = os.environ.get("LB_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
-REDIS_TEST_URL = os.environ.get("LB_TEST_REDIS", "redis://127.0.0.1:6379/9")
+REDIS_TEST_URL = os.environ.get("LB_TEST_REDIS") or redis_test_url(9)
 LABEL_KEY = Fernet.generate_key().decode()
 
 
@@ -105,8 +106,8 @@ def app_config(db_url, tmp_path):
 
 @pytest.fixture
 def app(app_config):
-    from leaderboard.services.scoring_service import clear_caches
-    from leaderboard.web import create_app
+    from leaderboard.server.services.scoring_service import clear_caches
+    from leaderboard.server.web import create_app
 
     clear_caches()
     app = create_app(app_config)
@@ -185,7 +186,7 @@ def demo_packs(tmp_path_factory):
 @pytest.fixture
 def imported(app, demo_packs):
     """The SynCred demo pack imported into the app; returns its key."""
-    from leaderboard.services.benchmarks import import_pack
+    from leaderboard.server.services.benchmarks import import_pack
 
     with app.app_context():
         with app.extensions["lb_db"].scope() as s:
@@ -197,8 +198,8 @@ def imported(app, demo_packs):
 @pytest.fixture(scope="session")
 def baseline_files(demo_packs, tmp_path_factory):
     """Valid predictions (random baseline) for each split of the SynCred demo pack."""
-    from leaderboard.baselines import write_baseline
-    from leaderboard.packs import load_pack
+    from leaderboard.core.baselines import write_baseline
+    from leaderboard.core.packs import load_pack
 
     out = tmp_path_factory.mktemp("preds")
     pack = load_pack(demo_packs["syncred"])

@@ -6,8 +6,8 @@ import re
 import pytest
 from sqlalchemy import select
 
-from leaderboard.models import ApiToken, User
-from leaderboard.security import hash_token, verify_password
+from leaderboard.server.models import ApiToken, User
+from leaderboard.server.security import hash_token, verify_password
 
 
 def test_register_login_logout(client, auth, session):
@@ -107,7 +107,7 @@ def strict_config(sqlite_url, tmp_path):
 
 
 def test_csrf_cookie_flags_and_login_rate_limit(strict_config):
-    from leaderboard.web import create_app
+    from leaderboard.server.web import create_app
     app = create_app(strict_config)
     client = app.test_client()
     resp = client.post("/register", data={"email": "a@b.org", "password": "long enough pw",

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from leaderboard import build_jobs
-from leaderboard.benchmarks.syncred import FORMS, STYLES
-from leaderboard.models import Benchmark
-from leaderboard.models_access import AuditEvent
-from leaderboard.services import accounts
+from leaderboard.core.benchmarks.syncred import FORMS, STYLES
+from leaderboard.server.jobs import builds as build_jobs
+from leaderboard.server.models import Benchmark
+from leaderboard.server.models.access import AuditEvent
+from leaderboard.server.services import accounts
 from tests.builders.helpers import write_png
 
 PASSWORD = "correct horse battery"
@@ -164,8 +164,8 @@ def test_admins_only_and_unknown_builds(app, client, admin, auth):
 def test_a_build_whose_worker_died_reads_as_failed():
     from datetime import timedelta
 
-    from leaderboard.build_jobs import STALE_AFTER, _stale_as_failed
-    from leaderboard.models import utcnow
+    from leaderboard.server.jobs.builds import STALE_AFTER, _stale_as_failed
+    from leaderboard.server.models import utcnow
 
     now = utcnow()
     fresh = {"state": "running", "updated_at": (now - timedelta(minutes=5)).isoformat()}

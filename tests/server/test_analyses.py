@@ -1,9 +1,9 @@
 """VCT²: each generator's Visual AI Index against detectors' mean accuracy, on the benchmark page."""
 import pytest
 
-from leaderboard.analyses import _pearson, vai_vs_accuracy
-from leaderboard.baselines import write_baseline
-from leaderboard.packs import load_pack
+from leaderboard.core.baselines import write_baseline
+from leaderboard.core.packs import load_pack
+from leaderboard.server.boards.analyses import _pearson, vai_vs_accuracy
 
 
 def test_pearson_by_hand():
@@ -16,7 +16,7 @@ def test_pearson_by_hand():
 @pytest.fixture
 def vct2(app, tmp_path_factory):
     from leaderboard.demo import generate
-    from leaderboard.services.benchmarks import import_pack
+    from leaderboard.server.services.benchmarks import import_pack
 
     path = generate("vct2", tmp_path_factory.mktemp("vct2"), scale="small", seed=0)
     with app.app_context(), app.extensions["lb_db"].scope() as s:

@@ -3,7 +3,7 @@ import re
 
 from sqlalchemy import select
 
-from leaderboard.models_access import AuditEvent
+from leaderboard.server.models.access import AuditEvent
 
 
 def actions(app):

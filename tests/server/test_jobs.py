@@ -11,8 +11,8 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select, update
 
-from leaderboard.config import REPO_ROOT
-from leaderboard.models import Score, Submission, utcnow
+from leaderboard.server.config import REPO_ROOT
+from leaderboard.server.models import Score, Submission, utcnow
 from tests.server.conftest import make_config
 
 
@@ -61,7 +61,7 @@ def test_real_worker_scores_and_reconciler_recovers_flushed_redis(
     # Redis is flushed while a second submission waits: the reconciler re-queues it.
     sid2 = _submit(client, token, baseline_files["dev"])
     app.extensions["lb_redis"].flushdb()
-    from leaderboard.reconcile import reconcile
+    from leaderboard.server.jobs.reconcile import reconcile
     with app.app_context():
         assert reconcile().requeued == []  # not past its deadline yet
         report = reconcile(now=utcnow() + timedelta(seconds=app.config["QUEUE_DEADLINE_S"] + 1))
@@ -73,7 +73,7 @@ def test_real_worker_scores_and_reconciler_recovers_flushed_redis(
 def test_backlog_is_not_duplicated(app, client, auth, imported, baseline_files, session):
     token = auth.member()
     sid = _submit(client, token, baseline_files["dev"])
-    from leaderboard.reconcile import reconcile
+    from leaderboard.server.jobs.reconcile import reconcile
     with app.app_context():
         later = utcnow() + timedelta(seconds=app.config["QUEUE_DEADLINE_S"] + 1)
         report = reconcile(now=later)
@@ -92,7 +92,7 @@ def test_unreachable_redis_loses_nothing(imported, baseline_files, app, client, 
     app.extensions.pop("lb_redis", None)
     session.execute(update(Submission).values(deadline_at=utcnow() - timedelta(seconds=1)))
     session.commit()
-    from leaderboard.reconcile import reconcile
+    from leaderboard.server.jobs.reconcile import reconcile
     with app.app_context():
         assert reconcile().requeued == [sid]
     assert _run_worker(app).returncode == 0

@@ -9,9 +9,9 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect, text
 
-from leaderboard.config import REPO_ROOT
-from leaderboard.models import Base
-from leaderboard.server_cli import upgrade_database
+from leaderboard.server.cli import upgrade_database
+from leaderboard.server.config import REPO_ROOT
+from leaderboard.server.models import Base
 
 
 def test_single_head():

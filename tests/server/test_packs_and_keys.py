@@ -5,11 +5,11 @@ import pytest
 from cryptography.fernet import Fernet
 from sqlalchemy import func, select
 
-from leaderboard import labels_crypto
-from leaderboard.errors import PackError
-from leaderboard.models import Benchmark, LabelSet
-from leaderboard.services.benchmarks import import_pack
-from leaderboard.table import Table
+from leaderboard.core.errors import PackError
+from leaderboard.core.table import Table
+from leaderboard.server import labels_crypto
+from leaderboard.server.models import Benchmark, LabelSet
+from leaderboard.server.services.benchmarks import import_pack
 
 
 def test_import_copies_public_files_only(app, imported, session, demo_packs):

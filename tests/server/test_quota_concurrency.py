@@ -6,7 +6,7 @@ import threading
 
 from sqlalchemy import func, select
 
-from leaderboard.models import QuotaUsage, Submission
+from leaderboard.server.models import QuotaUsage, Submission
 
 
 def test_concurrent_uploads_take_exactly_the_quota(app, auth, imported, session):

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from sqlalchemy import func, select, update
 
-from leaderboard.models import QuotaUsage, Score, Submission, utcnow
+from leaderboard.server.models import QuotaUsage, Score, Submission, utcnow
 
 
 def _submit(client, token, path):
@@ -27,7 +27,7 @@ def _stick(session, sid, *, attempts):
 
 def test_killed_worker_is_requeued_then_failed_after_max_attempts(
         app, client, auth, imported, baseline_files, session):
-    from leaderboard.reconcile import reconcile
+    from leaderboard.server.jobs.reconcile import reconcile
     token = auth.member()
     sid = _submit(client, token, baseline_files["dev"])
     _stick(session, sid, attempts=1)
@@ -54,8 +54,8 @@ def test_killed_worker_is_requeued_then_failed_after_max_attempts(
 
 def test_job_is_idempotent_and_rescore_replaces_rows(app, client, auth, imported,
                                                       baseline_files, session):
-    from leaderboard import jobs
-    from leaderboard.services.scoring_service import request_rescore
+    from leaderboard.server.jobs import scoring as jobs
+    from leaderboard.server.services.scoring_service import request_rescore
     token = auth.member()
     sid = _submit(client, token, baseline_files["dev"])
     count = session.scalar(select(func.count()).select_from(Score))
@@ -83,7 +83,7 @@ def test_unstartable_job_fails_instead_of_looping(app, client, auth, imported, b
                                                   session):
     from sqlalchemy import delete
 
-    from leaderboard.models import LabelSet
+    from leaderboard.server.models import LabelSet
     token = auth.member()
     session.execute(delete(LabelSet).where(LabelSet.split == "dev"))
     session.commit()
@@ -98,8 +98,8 @@ def test_transient_error_requeues_and_raises(app, client, auth, imported, baseli
     import pytest
     from sqlalchemy.exc import OperationalError
 
-    from leaderboard import jobs
-    from leaderboard.services import scoring_service
+    from leaderboard.server.jobs import scoring as jobs
+    from leaderboard.server.services import scoring_service
     token = auth.member()
     sid = _submit(client, token, baseline_files["dev"])
     session.execute(update(Submission).where(Submission.id == sid).values(status="queued"))
@@ -117,7 +117,7 @@ def test_transient_error_requeues_and_raises(app, client, auth, imported, baseli
 
 
 def test_only_one_job_claims_a_submission(app, client, auth, imported, baseline_files, session):
-    from leaderboard.services.scoring_service import claim
+    from leaderboard.server.services.scoring_service import claim
     token = auth.member()
     sid = _submit(client, token, baseline_files["dev"])
     session.execute(update(Submission).where(Submission.id == sid).values(status="queued"))

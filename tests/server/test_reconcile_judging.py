@@ -9,8 +9,8 @@ from datetime import timedelta
 
 from sqlalchemy import update
 
-from leaderboard import judge_jobs
-from leaderboard.models import Submission, utcnow
+from leaderboard.server.jobs import judging as judge_jobs
+from leaderboard.server.models import Submission, utcnow
 
 DEADLINE = 1800  # the config's default
 
@@ -43,7 +43,7 @@ def _notes(session, sid) -> dict:
 
 
 def _pass(app, at):
-    from leaderboard.reconcile import reconcile
+    from leaderboard.server.jobs.reconcile import reconcile
     with app.app_context():
         return reconcile(now=at)
 
@@ -112,7 +112,7 @@ def test_job_waiting_in_redis_is_left_alone_until_flushed(app, client, auth, imp
                                                           baseline_files, session, redis_url):
     import redis
 
-    from leaderboard import queue
+    from leaderboard.server.jobs import queue
     sid = _scored(client, auth, baseline_files["dev"])
     _judging(session, sid)
     app.config["REDIS_URL"] = redis_url  # from here on, jobs go to Redis (no worker runs)

@@ -8,7 +8,7 @@ import io
 import pytest
 from sqlalchemy import func, select
 
-from leaderboard.models import Curve, QuotaUsage, Score, Submission
+from leaderboard.server.models import Curve, QuotaUsage, Score, Submission
 
 
 def _post(client, token, data: bytes, *, filename="preds.jsonl", **fields):

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.packs import load_pack
-from leaderboard.predictions import validate_predictions
-from leaderboard.scoring import score_predictions
+from leaderboard.core.packs import load_pack
+from leaderboard.core.predictions import validate_predictions
+from leaderboard.core.scoring import score_predictions
 
 STARTER = Path(__file__).resolve().parents[2] / "docker" / "starter"
 QUESTION_ROW = {"id": "q-1", "task": "judgment", "modality": "image",

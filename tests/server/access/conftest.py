@@ -9,11 +9,11 @@ from datetime import timedelta
 
 import pytest
 
-from leaderboard.access import agreements, decisions, downloads
-from leaderboard.access.downloads import Target
-from leaderboard.models import Benchmark, Submission, User, utcnow
-from leaderboard.services import accounts, teams
-from leaderboard.services.benchmarks import get_benchmark
+from leaderboard.server.access import agreements, decisions, downloads
+from leaderboard.server.access.downloads import Target
+from leaderboard.server.models import Benchmark, Submission, User, utcnow
+from leaderboard.server.services import accounts, teams
+from leaderboard.server.services.benchmarks import get_benchmark
 
 PASSWORD = "correct horse battery"
 INTENDED = "Evaluating our synthetic-image detector for a research paper."

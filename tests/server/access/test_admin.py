@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from leaderboard.access.gate import can_access
-from leaderboard.models import Benchmark, Submission, User
-from leaderboard.models_access import AccessRequest, AuditEvent
+from leaderboard.server.access.gate import can_access
+from leaderboard.server.models import Benchmark, Submission, User
+from leaderboard.server.models.access import AccessRequest, AuditEvent
 
 from .conftest import sign
 

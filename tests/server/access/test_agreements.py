@@ -6,13 +6,13 @@ from datetime import timedelta
 
 import pytest
 
-from leaderboard.access import agreements, decisions
-from leaderboard.access.downloads import Target
-from leaderboard.access.gate import can_access
-from leaderboard.models import User, utcnow
-from leaderboard.models_access import AccessRequest, Agreement
-from leaderboard.services import ServiceError
-from leaderboard.services.benchmarks import get_benchmark, import_pack
+from leaderboard.server.access import agreements, decisions
+from leaderboard.server.access.downloads import Target
+from leaderboard.server.access.gate import can_access
+from leaderboard.server.models import User, utcnow
+from leaderboard.server.models.access import AccessRequest, Agreement
+from leaderboard.server.services import ServiceError
+from leaderboard.server.services.benchmarks import get_benchmark, import_pack
 
 from .conftest import sign
 

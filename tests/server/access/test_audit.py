@@ -5,8 +5,8 @@ import pytest
 from sqlalchemy import delete, text, update
 from sqlalchemy.exc import DBAPIError
 
-from leaderboard.access import audit
-from leaderboard.models_access import APPEND_ONLY_MESSAGE, AuditEvent
+from leaderboard.server.access import audit
+from leaderboard.server.models.access import APPEND_ONLY_MESSAGE, AuditEvent
 
 
 def test_database_refuses_update_and_delete(app, session):

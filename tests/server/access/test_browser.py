@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from werkzeug.serving import make_server
 
-from leaderboard.services import accounts
+from leaderboard.server.services import accounts
 
 from ..conftest import make_config
 from .conftest import PASSWORD

@@ -9,9 +9,9 @@ import zipfile
 import pytest
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 
-from leaderboard.access import decisions, downloads
-from leaderboard.access.downloads import Target
-from leaderboard.models import User
+from leaderboard.server.access import decisions, downloads
+from leaderboard.server.access.downloads import Target
+from leaderboard.server.models import User
 
 from .conftest import login
 
@@ -136,7 +136,7 @@ def test_per_file_links_cover_items_and_media(world):
 def test_every_download_is_audited(world, app):
     from sqlalchemy import select
 
-    from leaderboard.models_access import AuditEvent
+    from leaderboard.server.models.access import AuditEvent
 
     client = world.client("approved")
     client.get(world.link("approved", Target("items", world.key, "dev")))

@@ -3,7 +3,7 @@ submissions or admin pages, each with the expected status; and no response body 
 matrix carries a hidden test label."""
 from __future__ import annotations
 
-from leaderboard.access.downloads import Target
+from leaderboard.server.access.downloads import Target
 
 from .conftest import PERSONAS, hidden_test_rows, leaks
 

@@ -14,7 +14,7 @@ import pytest
 from cryptography.fernet import Fernet
 from sqlalchemy import create_engine, inspect, text
 
-from leaderboard.models import Base, Benchmark, Score, Submission, Team
+from leaderboard.server.models import Base, Benchmark, Score, Submission, Team
 
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
@@ -38,7 +38,7 @@ def _upgrade(url: str) -> None:
     from alembic import command
     from alembic.config import Config
 
-    from leaderboard.config import REPO_ROOT
+    from leaderboard.server.config import REPO_ROOT
     cfg = Config()
     cfg.set_main_option("script_location", str(REPO_ROOT / "migrations"))
     cfg.set_main_option("sqlalchemy.url", url)
@@ -68,8 +68,8 @@ def boards_db_url(request, tmp_path_factory):
 
 @pytest.fixture
 def boards_app(boards_db_url, tmp_path):
-    from leaderboard.db import get_db
-    from leaderboard.web import create_app
+    from leaderboard.server.db import get_db
+    from leaderboard.server.web import create_app
 
     app = create_app({"DATABASE_URL": boards_db_url, "DATA_DIR": str(tmp_path / "data"),
                       "SECRET_KEY": "test", "TESTING": True, "WTF_CSRF_ENABLED": False,
@@ -92,7 +92,7 @@ def boards_client(boards_app):
 
 @pytest.fixture
 def boards_session(boards_app):
-    from leaderboard.db import get_db
+    from leaderboard.server.db import get_db
     session = get_db(boards_app).session()
     yield session
     session.close()

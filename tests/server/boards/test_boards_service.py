@@ -1,8 +1,10 @@
 """The standings service over a real database: parts, visibility, modality boards, cache."""
 from sqlalchemy import select
 
-from leaderboard import boards
-from leaderboard.models import Curve
+from leaderboard.server.boards import service as boards
+from leaderboard.server.models import Curve
+from leaderboard.server.services import curves
+from tests.redis_db import redis_test_url
 
 
 def _board(app, session, **kw):
@@ -117,7 +119,7 @@ def test_modality_filter_and_one_modality_task(boards_app, boards_session, make)
 def test_bad_arguments_name_the_value(boards_app, boards_session, make):
     import pytest
 
-    from leaderboard.services import NotFound, ServiceError
+    from leaderboard.server.services import NotFound, ServiceError
     make.benchmark()
     boards_session.commit()
     for kw, bad in [({"benchmark_key": "nope"}, "'nope'"), ({"task": "t9"}, "'t9'"),
@@ -152,7 +154,7 @@ def test_cache_fills_and_invalidation_clears(boards_app, boards_session, make):
 
 
 def test_invalidation_reaches_other_processes_through_generations(boards_app, tmp_path):
-    from leaderboard.boardcache import BoardCache
+    from leaderboard.server.boards.cache import BoardCache
     a = BoardCache(state_dir=tmp_path / "gen")
     b = BoardCache(state_dir=tmp_path / "gen")  # a second worker on the same host
     calls = []
@@ -169,8 +171,8 @@ def test_invalidation_reaches_other_processes_through_generations(boards_app, tm
 def test_redis_backed_cache_shares_and_clears(tmp_path):
     import redis as redis_lib
 
-    from leaderboard.boardcache import BoardCache
-    r = redis_lib.Redis.from_url("redis://127.0.0.1:6379/10")
+    from leaderboard.server.boards.cache import BoardCache
+    r = redis_lib.Redis.from_url(redis_test_url(10))
     r.flushdb()
     try:
         a, b = BoardCache(redis_client=r), BoardCache(redis_client=r)
@@ -213,12 +215,12 @@ def test_store_curves_validates_and_replaces(boards_app, boards_session, make):
     sub = make.submission(bench, make.team())
     curve = {"part": "public", "task": "detection", "slice": {}, "kind": "roc",
              "x": [0, 0.5, 1], "y": [0, 0.8, 1]}
-    boards.store_curves(boards_session, sub, [curve, {**curve, "kind": "pr"}])
-    boards.store_curves(boards_session, sub, [curve])
+    curves.store_curves(boards_session, sub, [curve, {**curve, "kind": "pr"}])
+    curves.store_curves(boards_session, sub, [curve])
     boards_session.commit()
     rows = boards_session.scalars(select(Curve).where(Curve.submission_id == sub.id)).all()
     assert [(c.kind, c.points_json["y"]) for c in rows] == [("roc", [0.0, 0.8, 1.0])]
     for bad, msg in [({"kind": "det"}, "kind"), ({"x": [0, 2], "y": [0, 1]}, "2"),
                      ({"x": [0, 1], "y": [0]}, "same length"), ({"part": "x"}, "'x'")]:
         with pytest.raises(ValueError, match=msg):
-            boards.store_curves(boards_session, sub, [{**curve, **bad}])
+            curves.store_curves(boards_session, sub, [{**curve, **bad}])

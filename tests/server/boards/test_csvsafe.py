@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from leaderboard.csvsafe import safe_cell, to_csv
+from leaderboard.server.csvsafe import safe_cell, to_csv
 
 
 @pytest.mark.parametrize("text", ["=1+2", "+SUM(A1)", "-2+3", "@cmd", "\tx", "\rx",

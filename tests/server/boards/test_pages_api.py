@@ -3,7 +3,7 @@ import csv
 import io
 import xml.etree.ElementTree as ET
 
-from leaderboard import boards
+from leaderboard.server.services import curves
 
 EVIL = '<img src=x onerror=alert(1)>'
 
@@ -21,7 +21,7 @@ def _seed(make, session):
     for m, v in (("image", 0.8), ("video", 0.6)):
         make.score(a, part="public", task="detection", metric="accuracy", value=v,
                    ci_low=v - 0.05, ci_high=v + 0.05, slice_key=f"modality={m}")
-    boards.store_curves(session, a, [
+    curves.store_curves(session, a, [
         {"part": "public", "task": "detection", "slice": {}, "kind": "roc",
          "x": [0, 0.1, 1], "y": [0, 0.7, 1]},
         {"part": "public", "task": "detection", "slice": {}, "kind": "pr",
@@ -118,7 +118,7 @@ def test_api_csv_is_formula_safe(boards_client, boards_session, make):
 def test_openapi_describes_every_api_route(boards_app, boards_client):
     doc = boards_client.get("/api/v1/openapi.json").get_json()
     assert doc["openapi"].startswith("3.1")
-    from leaderboard.web.api.openapi import openapi_path
+    from leaderboard.server.web.api.openapi import openapi_path
     for rule in boards_app.url_map.iter_rules():
         if not rule.rule.startswith("/api/v1/"):
             continue

@@ -3,7 +3,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from leaderboard.plots import bars_svg, format_value, heatmap_svg, pr_svg, roc_svg
+from leaderboard.server.boards.plots import bars_svg, format_value, heatmap_svg, pr_svg, roc_svg
 
 NS = "{http://www.w3.org/2000/svg}"
 EVIL = '<script>alert("x")</script> & \'q\''

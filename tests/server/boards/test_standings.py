@@ -3,8 +3,15 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from leaderboard.standings import (Cell, Column, Entry, build_rows, competition_ranks,
-                                   mean_rank_aggregate, tie_break_rule)
+from leaderboard.server.boards.standings import (
+    Cell,
+    Column,
+    Entry,
+    build_rows,
+    competition_ranks,
+    mean_rank_aggregate,
+    tie_break_rule,
+)
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 ACC = Column("accuracy", "Accuracy", True, "pct")

@@ -1,0 +1,21 @@
+"""Record builders shared by the benchmark modules."""
+from __future__ import annotations
+
+import numpy as np
+
+from leaderboard.core.benchmarks.base import ScoringContext
+from leaderboard.core.metrics import bootstrap
+from leaderboard.core.records import MetricRecord
+
+
+def proportion(task: str, metric: str, slc: dict, ok: np.ndarray, ctx: ScoringContext,
+               judge: str | None = None) -> MetricRecord:
+    """A proportion (e.g. accuracy) with its exact bootstrap CI: resampling n items with k
+    successes is drawing Binomial(n, k/n), so no row is resampled. n/a when there are no items."""
+    n, k = int(ok.size), int(ok.sum())
+    low = high = None
+    if n >= bootstrap.MIN_N:
+        draws = bootstrap.binomial_draws(n=[n], k=[k], n_resamples=ctx.n_resamples,
+                                         seed=ctx.seed)[:, 0]
+        low, high = bootstrap.percentile_ci(draws / n)
+    return MetricRecord(task, metric, slc, k / n if n else None, low, high, n, judge)

@@ -1,0 +1,85 @@
+"""The one gate: `can_access` decides every gated action on a benchmark's data.
+
+Gated (design "Data-use agreements"): downloading any split's items and media, downloading
+dev-split labels, and running a container against a held-out split. Test-split labels are never
+downloadable by anyone, admins included: they exist on the server only to produce scores.
+
+Nothing is cached: every request asks again, so a revocation, an expiry or a new agreement version
+takes effect on the very next request.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from leaderboard.server.models import Benchmark, User, utcnow
+from leaderboard.server.models.access import AccessRequest
+
+#: the gated actions
+WHATS = ("items", "media", "dev_labels", "container_run", "test_labels")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The gate's answer; ``reason`` is meant for the user (why not, or on what grounds)."""
+
+    allowed: bool
+    reason: str
+
+    def __bool__(self) -> bool:
+        return self.allowed
+
+
+def latest_request(session: Session, user_id: int, benchmark_id: int) -> AccessRequest | None:
+    """The user's most recent access request for the benchmark (the one that counts)."""
+    return session.scalar(
+        select(AccessRequest)
+        .where(AccessRequest.user_id == user_id, AccessRequest.benchmark_id == benchmark_id)
+        .order_by(AccessRequest.id.desc()).limit(1))
+
+
+def grant_state(req: AccessRequest | None, benchmark: Benchmark, *,
+                now: datetime | None = None) -> Decision:
+    """Whether ``req`` is a live grant for the benchmark's current agreement version."""
+    if req is None:
+        return Decision(False, "sign the data-use agreement to request access")
+    if req.agreement_version != benchmark.agreement_version:
+        return Decision(False, "the data-use agreement has changed since you signed it; read "
+                               "and sign the new version to continue")
+    if req.status == "pending":
+        return Decision(False, "your request is waiting for an administrator's decision")
+    if req.status == "denied":
+        return Decision(False, f"your request was denied: {req.reason or 'no reason given'}")
+    if req.status == "revoked":
+        return Decision(False, f"your access was revoked: {req.reason or 'no reason given'}")
+    if req.status != "approved":  # pragma: no cover - the status column only holds the four
+        return Decision(False, f"unknown request status {req.status!r}")
+    if req.expires_at is not None and req.expires_at <= (now or utcnow()):
+        return Decision(False, f"your access expired on {req.expires_at:%Y-%m-%d %H:%M} UTC; "
+                               "sign again to request a renewal")
+    return Decision(True, "approved")
+
+
+def can_access(session: Session, user: User | None, benchmark: Benchmark, what: str, *,
+               now: datetime | None = None) -> Decision:
+    """May ``user`` do ``what`` with ``benchmark``'s data right now?
+
+    ``what`` is one of `WHATS`. ``user`` may be None or Flask-Login's anonymous user. Admins may
+    do everything except download test labels; everyone else needs an approved, unexpired
+    request for the benchmark's current agreement version, on an active account.
+    """
+    if what not in WHATS:
+        raise ValueError(f"what must be one of {WHATS}, got {what!r}")
+    if what == "test_labels":
+        return Decision(False, "test-split labels are never downloadable, by anyone; they are "
+                               "used only to compute scores")
+    if user is None or not getattr(user, "is_authenticated", False):
+        return Decision(False, "log in to request access to this benchmark's data")
+    if not user.is_active:
+        return Decision(False, "this account is disabled")
+    if user.is_admin:
+        return Decision(True, "administrator")
+    return grant_state(latest_request(session, user.id, benchmark.id), benchmark, now=now)

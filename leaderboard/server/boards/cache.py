@@ -1,0 +1,230 @@
+"""The board cache: memoised standings, cleared by generation bumps (CTFd's named invalidation).
+
+Entries live in a per-process dict (the fast path: no I/O beyond reading generations) and, when
+Redis is configured, also in Redis so that gunicorn workers share a computed board. Each entry is
+stamped with the *generations* of its scope (one benchmark, or ``CROSS`` for pages that read every
+benchmark) and of the whole cache; `BoardCache.invalidate` bumps them, so every process sees the
+change on its next read without being told:
+
+* with Redis: generations are random tokens (``SET``) read with one ``MGET`` per lookup;
+* without Redis: generations are random tokens in small files under ``state_dir`` (one host, many
+  processes: the embedded setup), replaced atomically;
+* with neither: in-process counters (a single process, e.g. a test without a data directory).
+
+Reading generations costs a file read or a Redis round trip, several per page; so a process reuses
+what it read for ``gen_ttl_s`` (config ``BOARD_CACHE_GEN_TTL_S``, default 0.5 s): another
+process's invalidation shows within that delay, the invalidating process's own at once.
+
+A Redis error never fails a page: the lookup computes afresh and logs; a failed invalidation is
+logged as an error, since boards would then be stale until the entry's TTL.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable, Hashable
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: the scope of pages that read every benchmark (home, modality boards)
+CROSS = "*cross*"
+_ALL = "*all*"
+_PREFIX = "lb:boards:"
+
+
+class BoardCache:
+    """Memoise board computations per ``(scope, key)``; see the module docstring."""
+
+    def __init__(self, *, redis_client=None, state_dir: str | os.PathLike | None = None,
+                 ttl_s: int = 3600, max_entries: int = 4096, gen_ttl_s: float = 0.0):
+        if ttl_s <= 0:
+            raise ValueError(f"ttl_s must be > 0, got {ttl_s!r}")
+        if gen_ttl_s < 0:
+            raise ValueError(f"gen_ttl_s must be >= 0, got {gen_ttl_s!r}")
+        self.redis = redis_client
+        self.state_dir = Path(state_dir) if state_dir is not None else None
+        self.ttl_s = ttl_s
+        self.max_entries = max_entries
+        self._local: dict[Hashable, tuple[tuple, Any, float]] = {}
+        self._counters: dict[str, int] = {}
+        # generations read less than gen_ttl_s ago are reused: another process's invalidation
+        # then shows within gen_ttl_s (this process's own invalidations show at once)
+        self.gen_ttl_s = gen_ttl_s
+        self._gen_memo: dict[str, tuple[float, tuple]] = {}
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    # -- generations ---------------------------------------------------------------------------
+    def _gen_path(self, scope: str) -> Path:
+        safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in scope)
+        return self.state_dir / f"{safe}.gen"
+
+    def _generations(self, scope: str) -> tuple:
+        if self.gen_ttl_s:
+            now = time.monotonic()
+            memo = self._gen_memo.get(scope)
+            if memo is not None and now - memo[0] < self.gen_ttl_s:
+                return memo[1]
+            gens = self._read_generations(scope)
+            self._gen_memo[scope] = (now, gens)
+            return gens
+        return self._read_generations(scope)
+
+    def _read_generations(self, scope: str) -> tuple:
+        # A missing generation gets a fresh random token, never a fixed "0": after Redis is
+        # flushed (or the state directory wiped) every entry cached before must miss.
+        if self.redis is not None:
+            keys = [_PREFIX + "gen:" + _ALL, _PREFIX + "gen:" + scope]
+            vals = self.redis.mget(keys)
+            out = []
+            for key, v in zip(keys, vals):
+                if v is None:
+                    self.redis.set(key, uuid.uuid4().hex, nx=True)
+                    v = self.redis.get(key)
+                out.append(v.decode() if isinstance(v, bytes) else str(v))
+            return tuple(out)
+        if self.state_dir is not None:
+            out = []
+            for s in (_ALL, scope):
+                try:
+                    out.append(self._gen_path(s).read_text())
+                except FileNotFoundError:
+                    self._bump(s)
+                    out.append(self._gen_path(s).read_text())
+            return tuple(out)
+        return (self._counters.get(_ALL, 0), self._counters.get(scope, 0))
+
+    def _bump(self, scope: str) -> None:
+        if self.redis is not None:
+            self.redis.set(_PREFIX + "gen:" + scope, uuid.uuid4().hex)
+        elif self.state_dir is not None:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            path = self._gen_path(scope)
+            tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
+            tmp.write_text(uuid.uuid4().hex)
+            os.replace(tmp, path)  # atomic: a reader sees the old token or the new one
+        else:
+            with self._lock:
+                self._counters[scope] = self._counters.get(scope, 0) + 1
+
+    # -- public API ----------------------------------------------------------------------------
+    def get_or_compute(self, scope: str, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """The cached value of ``key`` in ``scope``, computing (and storing) it on a miss.
+
+        Values must survive a JSON round trip when Redis is configured (boards are plain dicts).
+        """
+        try:
+            gens = self._generations(scope)
+        except Exception:  # noqa: BLE001 - a cache outage must not fail the page
+            log.warning("board cache unavailable; computing scope=%s", scope, exc_info=True)
+            self.misses += 1
+            return compute()
+        local_key = (scope, key)
+        found = self._local.get(local_key)
+        now = time.monotonic()
+        if found is not None and found[0] == gens and found[2] > now:
+            self.hits += 1
+            return found[1]
+        value = self._redis_get(scope, key, gens)
+        if value is None:
+            self.misses += 1
+            value = compute()
+            self._redis_set(scope, key, gens, value)
+        else:
+            self.hits += 1
+        with self._lock:
+            if len(self._local) >= self.max_entries:
+                self._local.clear()  # crude but bounded; boards are recomputed on demand
+            self._local[local_key] = (gens, value, now + self.ttl_s)
+        return value
+
+    def invalidate(self, benchmark_key: str | None = None) -> None:
+        """Drop every board of ``benchmark_key`` and every cross-benchmark page; None = all."""
+        scopes = [_ALL] if benchmark_key is None else [benchmark_key, CROSS]
+        with self._lock:
+            self._gen_memo.clear()
+            if benchmark_key is None:
+                self._local.clear()
+            else:
+                for k in [k for k in self._local if k[0] in scopes]:
+                    del self._local[k]
+        try:
+            for scope in scopes:
+                self._bump(scope)
+        except Exception:  # noqa: BLE001
+            log.error("board cache invalidation failed benchmark=%s", benchmark_key,
+                      exc_info=True)
+
+    def __len__(self) -> int:
+        return len(self._local)
+
+    # -- Redis second level --------------------------------------------------------------------
+    def _redis_key(self, scope: str, key: Hashable, gens: tuple) -> str:
+        return f"{_PREFIX}v:{scope}:{':'.join(map(str, gens))}:{json.dumps(key, default=str)}"
+
+    def _redis_get(self, scope: str, key: Hashable, gens: tuple) -> Any:
+        if self.redis is None:
+            return None
+        try:
+            raw = self.redis.get(self._redis_key(scope, key, gens))
+        except Exception:  # noqa: BLE001
+            log.warning("board cache read failed scope=%s", scope, exc_info=True)
+            return None
+        return None if raw is None else json.loads(raw)
+
+    def _redis_set(self, scope: str, key: Hashable, gens: tuple, value: Any) -> None:
+        if self.redis is None:
+            return
+        try:
+            self.redis.set(self._redis_key(scope, key, gens), json.dumps(value), ex=self.ttl_s)
+        except Exception:  # noqa: BLE001
+            log.warning("board cache write failed scope=%s", scope, exc_info=True)
+
+
+def cache_from_config(config) -> BoardCache:
+    """A cache for an app's (or a worker's) configuration: Redis if ``REDIS_URL``, else files."""
+    redis_client = None
+    if config.get("REDIS_URL"):
+        import redis
+        redis_client = redis.Redis.from_url(config["REDIS_URL"], socket_timeout=2)
+    state_dir = Path(config["DATA_DIR"]) / "board-cache" if config.get("DATA_DIR") else None
+    return BoardCache(redis_client=redis_client, state_dir=state_dir,
+                      ttl_s=int(config.get("BOARD_CACHE_TTL_S", 3600)),
+                      gen_ttl_s=float(config.get("BOARD_CACHE_GEN_TTL_S", 0.5)))
+
+
+_fallback_cache: BoardCache | None = None
+
+
+def get_cache() -> BoardCache:
+    """The cache of the current app (built from its config), else one from the environment."""
+    global _fallback_cache
+    try:
+        from flask import current_app, has_app_context
+    except ImportError:  # pragma: no cover - Flask is a server dependency
+        has_app_context = lambda: False  # noqa: E731
+    if has_app_context():
+        app = current_app._get_current_object()
+        cache = app.extensions.get("lb_board_cache")
+        if cache is None:
+            cache = app.extensions["lb_board_cache"] = cache_from_config(app.config)
+        return cache
+    if _fallback_cache is None:
+        from leaderboard.server.config import load_config
+        _fallback_cache = cache_from_config(load_config())
+    return _fallback_cache
+
+
+def invalidate_boards(benchmark_key: str | None = None) -> None:
+    """Clear cached boards of ``benchmark_key`` (and every cross-benchmark page); None = all.
+
+    Call after the commit that changed scores or visibility, never before (a reader could
+    otherwise cache the old rows again).
+    """
+    get_cache().invalidate(benchmark_key)

@@ -1,0 +1,299 @@
+"""The standings service: boards per benchmark x task x split, modality boards, their cache.
+
+Views call these functions and render what they return (plain, JSON-ready dicts); ranking rules
+live in `leaderboard.server.boards.standings`, the cache in `leaderboard.server.boards.cache`. Every write that changes a
+board (scores stored, a submission hidden, disqualified, selected, a private part revealed, a pack
+imported) calls `invalidate_boards` (`leaderboard.server.boards.cache`) after its commit.
+
+Fairness (design.md, "Boards, splits and fairness"): on a split whose scores carry parts (test),
+a team's representative is chosen on the public part, and the board shows the public part until
+the benchmark's ``private_revealed``, then the private part. Hidden submissions, private
+(``is_public`` false) ones and unscored ones are never on a board; disqualified ones appear, with
+their reason and unranked, only in "all submissions" mode. A judge-made column shows only the
+records of the benchmark's judge (official, else ``DEFAULT_JUDGE``) and names it; self-mapped
+records stay and are marked per cell (a column never mixes judges).
+"""
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from leaderboard.core import records
+from leaderboard.core.records import slice_key_of
+from leaderboard.server.boards import standings
+from leaderboard.server.boards.cache import CROSS, get_cache, invalidate_boards  # noqa: F401  (re-exported for views)
+from leaderboard.server.boards.standings import Cell, Column, Entry
+from leaderboard.server.models import Benchmark, Score, Submission, Team
+from leaderboard.server.services import NotFound, ServiceError
+
+#: display order of modalities (benchmarks.md, "Per-modality boards")
+MODALITY_ORDER = ("image", "video", "audio", "text", "3d")
+MODES = ("team", "all")
+
+# -- benchmark metadata ------------------------------------------------------------------------
+def _info_of(bench: Benchmark) -> dict:
+    meta = bench.meta_json or {}
+    return {"key": bench.key, "title": bench.title, "version": bench.version,
+            "tasks": meta.get("tasks", []), "modalities": meta.get("modalities", []),
+            "splits": meta.get("splits", []), "metrics": meta.get("metrics", {}),
+            "private_revealed": bool(bench.private_revealed),
+            "submissions_open": bool(bench.submissions_open),
+            "official_judge": bench.official_judge, "id": bench.id}
+
+
+def benchmark_info(session: Session, key: str) -> dict:
+    """Public metadata of one benchmark (cached); NotFound names the known keys."""
+    def compute():
+        bench = session.scalar(select(Benchmark).where(Benchmark.key == key))
+        return None if bench is None else _info_of(bench)
+
+    info = get_cache().get_or_compute(key, ("info",), compute)
+    if info is None:
+        known = list(session.scalars(select(Benchmark.key).order_by(Benchmark.key)))
+        raise NotFound(f"no benchmark {key!r}; known: {known}")
+    return info
+
+
+def list_benchmark_infos(session: Session) -> list[dict]:
+    """Every benchmark's public metadata, by key (cached)."""
+    return get_cache().get_or_compute(CROSS, ("benchmarks",), lambda: [
+        _info_of(b) for b in session.scalars(select(Benchmark).order_by(Benchmark.key))])
+
+
+def task_of(info: dict, task: str) -> dict:
+    for t in info["tasks"]:
+        if t["key"] == task:
+            return t
+    raise NotFound(f"benchmark {info['key']!r} has no task {task!r}; "
+                   f"tasks: {[t['key'] for t in info['tasks']]}")
+
+
+def _columns(info: dict, task: dict, present: set[str]) -> list[Column]:
+    """The task's metric columns that have values: headline, secondaries, then declared order."""
+    specs = info["metrics"]
+    names = [task["headline"], *task.get("secondary", []), *specs]
+    out, seen = [], set()
+    for name in names:
+        if name in present and name in specs and name not in seen:
+            seen.add(name)
+            s = specs[name]
+            out.append(Column(name, s.get("title") or name, bool(s["higher_is_better"]),
+                              s.get("fmt", "num")))
+    return out
+
+
+def parse_slice_key(text: str | None) -> dict:
+    """Inverse of `slice_key_of`; raises ServiceError naming a malformed part."""
+    try:
+        return records.parse_slice_key(text)
+    except ValueError as exc:
+        raise ServiceError(str(exc)) from None
+
+
+def _parts(session: Session, info: dict, split: str) -> tuple[str, str]:
+    """(shown part, pick part) of a split: ("all", "all") unless its scores carry parts."""
+    has_parts = session.scalar(
+        select(Score.id).join(Submission, Score.submission_id == Submission.id)
+        .where(Submission.benchmark_id == info["id"], Submission.split == split,
+               Score.part == "public").limit(1)) is not None
+    if not has_parts:
+        return "all", "all"
+    return ("private" if info["private_revealed"] else "public"), "public"
+
+
+def _on_board():
+    return (Submission.status == "scored", Submission.hidden.is_(False),
+            Submission.is_public.is_(True))
+
+
+# -- boards ------------------------------------------------------------------------------------
+def board(session: Session, *, benchmark_key: str, task: str, split: str,
+          modality: str | None = None, slice_key: str | None = None,
+          mode: str = "team") -> dict:
+    """One board (cached). Raises NotFound / ServiceError naming a bad argument."""
+    info = benchmark_info(session, benchmark_key)
+    t = task_of(info, task)
+    if split not in info["splits"]:
+        raise NotFound(f"benchmark {benchmark_key!r} has no split {split!r}; "
+                       f"splits: {info['splits']}")
+    if modality is not None and modality not in t["modalities"]:
+        raise ServiceError(f"task {task!r} has no modality {modality!r}; "
+                           f"modalities: {t['modalities']}")
+    if mode not in MODES:
+        raise ServiceError(f"mode must be one of {list(MODES)}, got {mode!r}")
+    wanted = parse_slice_key(slice_key)
+    key = ("board", task, split, modality, slice_key_of(wanted), mode)
+    return get_cache().get_or_compute(
+        benchmark_key, key,
+        lambda: compute_board(session, info, t, split, modality=modality, wanted=wanted,
+                              mode=mode))
+
+
+def compute_board(session: Session, info: dict, task: dict, split: str, *,
+                  modality: str | None, wanted: dict, mode: str) -> dict:
+    """The board, uncached (see `board`)."""
+    shown, pick = _parts(session, info, split)
+    slices = _available_slices(session, info, task, split, pick)
+    desired = dict(wanted)
+    if modality is not None:
+        desired["modality"] = modality
+    skey = slice_key_of(desired)
+    if skey not in slices and modality is not None and list(task["modalities"]) == [modality]:
+        # a one-modality task's overall numbers are that modality's numbers
+        desired.pop("modality")
+        skey = slice_key_of(desired)
+    q = (select(Score.submission_id, Score.part, Score.metric, Score.value, Score.ci_low,
+                Score.ci_high, Score.n, Score.judge)
+         .join(Submission, Score.submission_id == Submission.id)
+         .where(Submission.benchmark_id == info["id"], Submission.split == split, *_on_board(),
+                Score.task == task["key"], Score.slice_key == skey,
+                Score.part.in_({shown, pick})))
+    # a column never mixes judges: judge-made records only from the benchmark's judge
+    # (official, else the configured default); self-mapped ones stay, marked per cell
+    from leaderboard.server.services.judging import board_judge, record_judge_allowed
+    official = board_judge(info["official_judge"])
+    cells: dict[int, dict[str, dict[str, Cell]]] = {}
+    judges: dict[int, dict[str, str]] = {}
+    for sid, part, metric, value, lo, hi, n, judge in session.execute(q):
+        if not record_judge_allowed(judge, official):
+            continue
+        cells.setdefault(sid, {}).setdefault(part, {})[metric] = Cell(value, lo, hi, n or 0)
+        if judge is not None and part == shown:
+            judges.setdefault(sid, {})[metric] = judge
+    present = {m for parts in cells.values() for m in parts.get(shown, {})}
+    columns = _columns(info, task, present)
+    judged = {m for per in judges.values() for m, j in per.items() if j != "self-mapped"}
+    base = {"benchmark": info["key"], "benchmark_title": info["title"], "task": task,
+            "split": split, "part": shown, "pick_part": pick, "modality": modality,
+            "slice_key": skey, "slices": slices, "mode": mode,
+            # the "other slices" filter: modality has its own filter, so it is left out here
+            "slice_choices": sorted({slice_key_of({k: v for k, v in
+                                                   parse_slice_key(s).items()
+                                                   if k != "modality"})
+                                     for s in slices} - {""}),
+            "private_revealed": info["private_revealed"],
+            "columns": [{**c.as_dict(), "judge": official if c.metric in judged else None}
+                        for c in columns], "primary": task["headline"]}
+    if task["headline"] not in {c.metric for c in columns}:
+        return {**base, "rows": [], "rule": ""}
+    entries = _entries(session, cells, shown=shown, pick=pick, include_dq=(mode == "all"))
+    secondary = task.get("secondary", [])
+    rows = standings.build_rows(entries, columns, primary=task["headline"],
+                                secondary=secondary, mode=mode)
+    rule = standings.tie_break_rule(columns, primary=task["headline"], secondary=secondary)
+    return {**base, "rule": rule,
+            "rows": [{**_row_dict(r, columns), "judges": judges.get(r.entry.submission_id, {})}
+                     for r in rows]}
+
+
+def _available_slices(session: Session, info: dict, task: dict, split: str,
+                      part: str) -> list[str]:
+    q = (select(Score.slice_key).distinct()
+         .join(Submission, Score.submission_id == Submission.id)
+         .where(Submission.benchmark_id == info["id"], Submission.split == split, *_on_board(),
+                Score.task == task["key"], Score.metric == task["headline"], Score.part == part))
+    return sorted(session.scalars(q))
+
+
+def _entries(session: Session, cells: dict, *, shown: str, pick: str,
+             include_dq: bool) -> list[Entry]:
+    if not cells:
+        return []
+    q = (select(Submission.id, Submission.team_id, Team.name, Submission.method_name,
+                Submission.created_at, Submission.is_baseline, Submission.baseline_kind,
+                Submission.selected, Submission.disqualified_reason)
+         .outerjoin(Team, Submission.team_id == Team.id)
+         .where(Submission.id.in_(list(cells))))
+    out = []
+    for sid, team_id, team_name, method, created, is_base, base_kind, sel, dq in session.execute(q):
+        if dq and not include_dq:
+            continue
+        parts = cells[sid]
+        if shown not in parts:
+            continue
+        name = team_name or (f"Baseline ({base_kind})" if is_base else "")
+        out.append(Entry(submission_id=sid, created_at=created, cells=parts[shown],
+                         pick=parts.get(pick, {}), team_id=team_id, team_name=name,
+                         method_name=method, is_baseline=is_base, baseline_kind=base_kind,
+                         selected=sel, disqualified_reason=dq))
+    return out
+
+
+def _row_dict(row: standings.RankedRow, columns: list[Column]) -> dict:
+    e = row.entry
+    return {"rank": row.rank, "submission_id": e.submission_id,
+            "team": {"id": e.team_id, "name": e.team_name}, "method_name": e.method_name,
+            "created_at": e.created_at.isoformat(), "is_baseline": e.is_baseline,
+            "baseline_kind": e.baseline_kind, "selected": e.selected,
+            "disqualified_reason": e.disqualified_reason,
+            "values": {c.metric: e.cells[c.metric].as_dict() if c.metric in e.cells
+                       else Cell(None).as_dict() for c in columns}}
+
+
+# -- modality boards ---------------------------------------------------------------------------
+def modalities(session: Session) -> list[str]:
+    """Every modality of any benchmark, in the canonical order, unknown ones after."""
+    seen = {m for info in list_benchmark_infos(session) for t in info["tasks"]
+            for m in t["modalities"]}
+    return [m for m in MODALITY_ORDER if m in seen] + sorted(seen - set(MODALITY_ORDER))
+
+
+def board_split(info: dict) -> str | None:
+    """The split ranked on cross-benchmark pages: the held-out test split when there is one."""
+    if "test" in info["splits"]:
+        return "test"
+    return info["splits"][-1] if info["splits"] else None
+
+
+def modality_board(session: Session, modality: str) -> dict:
+    """Per-modality board (cached): each team's headline per task in ``modality`` + mean rank."""
+    if modality not in modalities(session):
+        raise NotFound(f"no modality {modality!r}; modalities: {modalities(session)}")
+    return get_cache().get_or_compute(CROSS, ("modality", modality),
+                                      lambda: compute_modality_board(session, modality))
+
+
+def compute_modality_board(session: Session, modality: str) -> dict:
+    columns, table, teams, cells, baselines = [], {}, {}, {}, {}
+    for info in list_benchmark_infos(session):
+        split = board_split(info)
+        for t in info["tasks"]:
+            if modality not in t["modalities"] or split is None:
+                continue
+            b = board(session, benchmark_key=info["key"], task=t["key"], split=split,
+                      modality=modality)
+            spec = info["metrics"].get(t["headline"], {})
+            col = f"{info['key']}/{t['key']}"
+            columns.append({"key": col, "benchmark": info["key"], "task": t["key"],
+                            "split": split, "metric": t["headline"],
+                            "title": f"{info['title']}: {t.get('title') or t['key']}",
+                            "metric_title": spec.get("title") or t["headline"],
+                            "higher_is_better": bool(spec.get("higher_is_better", True)),
+                            "arrow": "\u2191" if spec.get("higher_is_better", True) else "\u2193",
+                            "fmt": spec.get("fmt", "num")})
+            for row in b["rows"]:
+                cell = {**row["values"][t["headline"]], "submission_id": row["submission_id"]}
+                if row["is_baseline"]:
+                    kind = row["baseline_kind"] or "baseline"
+                    baselines.setdefault(kind, {})[col] = cell
+                    continue
+                rk = (f"team:{row['team']['id']}" if row["team"]["id"] is not None
+                      else f"submission:{row['submission_id']}")
+                teams[rk] = row["team"]
+                table.setdefault(rk, {})[col] = cell["value"]
+                cells.setdefault(rk, {})[col] = cell
+    directions = {c["key"]: c["higher_is_better"] for c in columns}
+    aggregate = standings.mean_rank_aggregate(table, directions)
+    rows = []
+    for i, a in enumerate(aggregate, start=1):
+        rows.append({"rank": i if a.mean_rank is not None else None, "team": teams[a.key],
+                     "mean_rank": a.mean_rank, "entries": a.entries,
+                     "cells": {col: {**cell, "rank": a.ranks.get(col)}
+                               for col, cell in cells[a.key].items()}})
+    return {"modality": modality, "columns": columns, "rows": rows,
+            "baselines": [{"kind": k, "cells": v} for k, v in sorted(baselines.items())],
+            "rule": ("Each column is a task's headline metric on its benchmark's held-out "
+                     "split (the part shown on its board), taking each team's board row. "
+                     "Aggregate = mean rank over the columns a team has entries for (ties share "
+                     "a rank); equal means: more entries first, then a fixed order by team id. "
+                     "Baselines are shown but not ranked.")}

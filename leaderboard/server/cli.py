@@ -1,0 +1,261 @@
+"""The server's commands (``python -m leaderboard <command>``).
+
+Each command builds the app from the environment (`leaderboard.server.config`) and runs in its context;
+user mistakes exit with code 2 and a message naming what is wrong.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from leaderboard.core.errors import LeaderboardError
+
+log = logging.getLogger(__name__)
+
+
+@contextmanager
+def _app_context():
+    """The current app if run by ``flask`` (or its test runner), else one from the environment."""
+    from flask import current_app, has_app_context
+    from flask.cli import ScriptInfo
+
+    if has_app_context():
+        yield current_app._get_current_object()
+        return
+    ctx = click.get_current_context(silent=True)
+    info = ctx.find_object(ScriptInfo) if ctx is not None else None
+    if info is not None:
+        app = info.load_app()
+    else:
+        from leaderboard.server.web import create_app
+        app = create_app()
+    with app.app_context():
+        yield app
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(2)
+
+
+@click.group("server")
+def server() -> None:
+    """Server commands: database, packs, admins, workers, reconciler."""
+
+
+def upgrade_database(url: str, revision: str = "head") -> None:
+    """``alembic upgrade <revision>`` against ``url`` (creates the SQLite folder if needed)."""
+    from alembic import command
+    from alembic.config import Config
+
+    from leaderboard.server.config import REPO_ROOT
+
+    if url.startswith("sqlite:///"):
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    cfg = Config(str(REPO_ROOT / "alembic.ini"))
+    cfg.set_main_option("script_location", str(REPO_ROOT / "migrations"))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    command.upgrade(cfg, revision)
+
+
+@server.command("db-upgrade")
+@click.option("--revision", default="head", show_default=True)
+def db_upgrade(revision: str) -> None:
+    """Build or upgrade the database schema (alembic upgrade head)."""
+    with _app_context() as app:
+        upgrade_database(app.config["DATABASE_URL"], revision)
+    click.echo(f"database at {revision}")
+
+
+@server.command("import-pack")
+@click.argument("pack_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--no-media", is_flag=True, help="Skip checking that media files exist.")
+def import_pack_cmd(pack_dir: Path, no_media: bool) -> None:
+    """Register a benchmark pack (labels are encrypted into the database)."""
+    from leaderboard.server.boards.cache import invalidate_boards
+    from leaderboard.server.db import get_db
+    from leaderboard.server.services import benchmarks
+
+    with _app_context() as app:
+        try:
+            with get_db().scope() as session:
+                bench = benchmarks.import_pack(session, pack_dir, data_dir=app.config["DATA_DIR"],
+                                               label_keys=app.config["LABEL_KEYS"],
+                                               check_media=not no_media)
+                key, version = bench.key, bench.version
+        except LeaderboardError as exc:
+            _fail(str(exc))
+        invalidate_boards(key)
+    click.echo(f"imported {key} version {version}")
+
+
+@server.command("create-admin")
+@click.option("--email", required=True)
+@click.option("--name", "display_name", default="Admin", show_default=True)
+@click.option("--password", prompt=True, hide_input=True, confirmation_prompt=True,
+              envvar="LB_ADMIN_PASSWORD", help="Prompted for unless LB_ADMIN_PASSWORD is set.")
+def create_admin(email: str, display_name: str, password: str) -> None:
+    """Create an admin account (or promote an existing one and reset its password)."""
+    from leaderboard.server.db import get_db
+    from leaderboard.server.services import accounts
+
+    with _app_context():
+        try:
+            with get_db().scope() as session:
+                accounts.create_admin(session, email=email, display_name=display_name,
+                                      password=password)
+        except LeaderboardError as exc:
+            _fail(str(exc))
+    click.echo(f"admin {email} ready")
+
+
+@server.command("worker")
+@click.option("--queues", default="scoring", show_default=True,
+              help="Comma-separated queue names, in priority order.")
+@click.option("--burst", is_flag=True, help="Exit when the queues are empty.")
+@click.option("--simple", is_flag=True, help="Run jobs in this process (no fork per job).")
+def worker(queues: str, burst: bool, simple: bool) -> None:
+    """Run an RQ worker (JSON serializer) inside the app context."""
+    from rq import Queue, SimpleWorker, Worker
+    from rq.serializers import JSONSerializer
+
+    from leaderboard.server.db import get_db
+    from leaderboard.server.jobs.queue import redis_connection
+
+    with _app_context() as app:
+        conn = redis_connection(app)
+        if conn is None:
+            _fail("REDIS_URL is not set: jobs run inline in the web process, no worker needed")
+        engine = get_db().engine
+        # A forked work-horse must not reuse the parent's pooled connections.
+        os.register_at_fork(after_in_child=lambda: engine.dispose(close=False))
+        names = [n.strip() for n in queues.split(",") if n.strip()]
+        # Import the job code once in the parent, so each forked work-horse starts warm.
+        import leaderboard.core.benchmarks  # noqa: F401
+        import leaderboard.core.scoring  # noqa: F401
+        import leaderboard.server.jobs.scoring  # noqa: F401
+        qs = [Queue(n, connection=conn, serializer=JSONSerializer) for n in names]
+        cls = SimpleWorker if simple else Worker
+        w = cls(qs, connection=conn, serializer=JSONSerializer)
+        w.work(burst=burst, with_scheduler=not burst, logging_level="INFO")
+
+
+@server.command("reap")
+@click.option("--every", type=click.IntRange(min=1), default=None,
+              help="Repeat every N seconds (default: one pass).")
+def reap_cmd(every: int | None) -> None:
+    """Remove submission containers past their deadline (their worker died), and the images
+    of submissions that are no longer running."""
+    import docker
+
+    from harness import reap
+    from leaderboard.server.jobs.containers import release_stale_images
+
+    with _app_context():
+        client = docker.from_env(timeout=120)
+        try:
+            while True:
+                removed = reap(client)
+                images = release_stale_images(client)
+                click.echo(f"reaped containers={len(removed)} images={len(images)}")
+                if every is None:
+                    break
+                time.sleep(every)
+        finally:
+            client.close()
+
+
+@server.command("reconcile")
+@click.option("--every", type=click.IntRange(min=1), default=None,
+              help="Repeat every N seconds (default: one pass).")
+def reconcile_cmd(every: int | None) -> None:
+    """Re-queue submissions stuck past their deadline, or fail them after too many attempts."""
+    from leaderboard.server.jobs.reconcile import reconcile
+
+    with _app_context():
+        while True:
+            report = reconcile()
+            click.echo(str(report))
+            if every is None:
+                break
+            time.sleep(every)
+
+
+@server.command("rotate-label-keys")
+def rotate_label_keys() -> None:
+    """Re-encrypt every label set with the newest LABEL_KEYS key."""
+    from leaderboard.server import labels_crypto
+    from leaderboard.server.db import get_db
+
+    with _app_context() as app:
+        try:
+            with get_db().scope() as session:
+                n = labels_crypto.rotate(session, keys=app.config["LABEL_KEYS"])
+        except labels_crypto.LabelKeyError as exc:
+            _fail(str(exc))
+    click.echo(f"re-encrypted {n} label sets")
+
+
+def _has_baseline(session, key: str, split: str, kind: str) -> bool:
+    from sqlalchemy import select
+
+    from leaderboard.server.models import Benchmark, Submission
+
+    return session.scalar(
+        select(Submission.id).join(Benchmark, Submission.benchmark_id == Benchmark.id)
+        .where(Benchmark.key == key, Submission.split == split, Submission.is_baseline,
+               Submission.baseline_kind == kind, Submission.status != "failed").limit(1)
+    ) is not None
+
+
+@server.command("seed-demo")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--only", multiple=True, help="Only these benchmarks (repeatable).")
+@click.option("--kinds", default="random,all-fake", show_default=True,
+              help="Baselines to submit for every benchmark and split.")
+def seed_demo(seed: int, only: tuple[str, ...], kinds: str) -> None:
+    """Generate the demo packs into DATA_DIR, import them, and score baseline submissions."""
+    from leaderboard.core.baselines import write_baseline
+    from leaderboard.core.packs import load_pack
+    from leaderboard.demo import BENCHMARKS, generate
+    from leaderboard.server.boards.cache import invalidate_boards
+    from leaderboard.server.db import get_db
+    from leaderboard.server.jobs.scoring import enqueue_scoring
+    from leaderboard.server.services import benchmarks, submissions
+
+    with _app_context() as app:
+        data_dir = Path(app.config["DATA_DIR"])
+        out = data_dir / "demo-packs"
+        for key in only or BENCHMARKS:
+            try:
+                path = generate(key, out, scale="small", seed=seed)
+                with get_db().scope() as session:
+                    benchmarks.import_pack(session, path, data_dir=data_dir,
+                                           label_keys=app.config["LABEL_KEYS"])
+            except (ValueError, LeaderboardError) as exc:
+                _fail(str(exc))
+            invalidate_boards(key)
+            pack = load_pack(path)
+            ids = []
+            for split in pack.splits:
+                for kind in [k.strip() for k in kinds.split(",") if k.strip()]:
+                    pred = data_dir / "demo-baselines" / key / f"{split}.{kind}.jsonl"
+                    with get_db().scope() as session:
+                        if _has_baseline(session, key, split, kind):
+                            continue  # seed-demo runs at every `make run`: keep one of each
+                    write_baseline(pack, split, kind, pred, seed=seed)
+                    with get_db().scope() as session:
+                        sub = submissions.create_baseline(session, benchmark=key, split=split,
+                                                          kind=kind, source=pred,
+                                                          data_dir=data_dir)
+                        ids.append(sub.id)
+            for sid in ids:
+                enqueue_scoring(sid)
+            how = "queued" if app.config.get("REDIS_URL") else "scored"
+            click.echo(f"{key}: imported, {len(ids)} baseline submissions {how}")

@@ -1,0 +1,157 @@
+"""The one place that reads the environment.
+
+Every setting has a working default so that ``flask --app app run`` works on a fresh checkout:
+SQLite under ``instance/``, jobs inline (no Redis), a secret key and a label key generated once and
+kept under ``instance/`` (0600). Production sets them explicitly. Tests pass a mapping of
+overrides to `load_config`; nothing here runs at import time.
+
+=====================  =====================================================================
+``DATABASE_URL``       SQLAlchemy URL (default ``sqlite:///<repo>/instance/leaderboard.server.db``)
+``REDIS_URL``          unset: jobs run inline in the web process (the embedded default)
+``SECRET_KEY``         session signing key
+``DATA_DIR``           packs and uploads (default ``<repo>/instance/data``)
+``LABEL_KEYS``         comma-separated Fernet keys, newest first (the newest encrypts)
+``DAILY_QUOTA``        submissions per team, benchmark and UTC day (default 5)
+``MAX_UPLOAD_MB``      largest accepted predictions file (default 200)
+``SCORING_TIMEOUT_S``  RQ job timeout of one scoring run (default 600)
+``QUEUE_DEADLINE_S``   how long a submission may wait in the queue before the reconciler acts
+``MAX_ATTEMPTS``       scoring attempts before a submission fails as a platform error (3)
+``COOKIE_SECURE``      "0" to allow session cookies over plain http (local development)
+``MAX_IMAGE_MB``       largest accepted detector image tarball (default 20480)
+``CONTAINER_MARGIN_S`` RQ timeout of a container job = HARNESS_WALL_S + this (default 600)
+``CONTAINER_MAX_ATTEMPTS`` runs of a container submission before it fails (default 2)
+``GPU_DEVICE``         GPU index container runs use when the benchmark asks for one (unset: none)
+``HARNESS_*``          container limits (`harness.Limits.from_mapping`, e.g. HARNESS_WALL_S)
+``LOGIN_RATE_LIMIT``   Flask-Limiter rule for POST /login (default "10 per minute")
+``REGISTER_RATE_LIMIT``, ``TOKEN_RATE_LIMIT``, ``SUBMIT_RATE_LIMIT``  rules for those endpoints
+``MAX_BODY_BYTES``     cap on non-upload request bodies (default 1 MiB)
+``SESSION_LIFETIME_S``, ``REMEMBER_LIFETIME_S``  session and remember-me cookie lifetimes
+``TRUSTED_PROXY_COUNT``  reverse proxies in front of the app (ProxyFix; default 0)
+``DEFAULT_JUDGE``      judge of benchmarks whose admin chose none (default "rules")
+``JUDGE_OPENAI_*``     BASE_URL, MODEL, API_KEY of the OpenAI-compatible judge
+``GPU_DEVICE``, ``HARNESS_*``  GPU index and container limits for detector runs
+``DEFAULT_JUDGE``      judge of benchmarks without an official one (default "rules")
+``JUDGE_DEADLINE_S``   judging queued/running this long is re-enqueued by the reconciler (1800)
+``JUDGE_OPENAI_*``     ``BASE_URL``, ``MODEL``, ``API_KEY`` of the OpenAI-compatible judge
+=====================  =====================================================================
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+INSTANCE_DIR = REPO_ROOT / "instance"
+
+_INTS = {"DAILY_QUOTA": 5, "MAX_UPLOAD_MB": 200, "SCORING_TIMEOUT_S": 600,
+         "QUEUE_DEADLINE_S": 3600, "MAX_ATTEMPTS": 3, "JOB_RESULT_TTL_S": 3600,
+         "JOB_FAILURE_TTL_S": 7 * 86400, "LABEL_CACHE_SIZE": 8,
+         "MAX_IMAGE_MB": 20480, "CONTAINER_MARGIN_S": 600, "CONTAINER_MAX_ATTEMPTS": 2}
+
+
+def _persisted_secret(name: str, make) -> str:
+    """A secret generated once and kept under ``instance/`` so restarts and workers share it."""
+    path = INSTANCE_DIR / name
+    if path.exists():
+        return path.read_text().strip()
+    INSTANCE_DIR.mkdir(parents=True, exist_ok=True)
+    value = make()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(value)
+    return value
+
+
+def _fernet_key() -> str:
+    from cryptography.fernet import Fernet
+    return Fernet.generate_key().decode()
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() not in ("0", "false", "no", "off", "")
+
+
+def load_config(overrides: Mapping[str, Any] | None = None,
+                environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Settings from ``overrides``, then the environment, then defaults.
+
+    Raises ValueError naming the variable when a value cannot be parsed.
+    """
+    env = dict(os.environ if environ is None else environ)
+    over = dict(overrides or {})
+
+    def get(name: str, default=None):
+        if name in over:
+            return over[name]
+        return env.get(name, default)
+
+    cfg: dict[str, Any] = {}
+    cfg["DATABASE_URL"] = get("DATABASE_URL") or f"sqlite:///{INSTANCE_DIR / 'leaderboard.server.db'}"
+    cfg["REDIS_URL"] = get("REDIS_URL") or None
+    cfg["DATA_DIR"] = str(Path(get("DATA_DIR") or INSTANCE_DIR / "data").resolve())
+    cfg["SECRET_KEY"] = get("SECRET_KEY") or _persisted_secret(
+        "secret_key", lambda: secrets.token_urlsafe(48))
+    keys = get("LABEL_KEYS")
+    if isinstance(keys, str):
+        keys = [k.strip() for k in keys.split(",") if k.strip()]
+    if not keys:
+        keys = [_persisted_secret("label_key", _fernet_key)]
+    cfg["LABEL_KEYS"] = list(keys)
+    for name, default in _INTS.items():
+        raw = get(name, default)
+        try:
+            value = int(raw)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be an integer, got {raw!r}") from None
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0, got {value}")
+        cfg[name] = value
+    gpu = get("GPU_DEVICE")
+    if gpu in (None, ""):
+        cfg["GPU_DEVICE"] = None
+    else:
+        try:
+            cfg["GPU_DEVICE"] = int(gpu)
+        except (TypeError, ValueError):
+            raise ValueError(f"GPU_DEVICE must be a device index, got {gpu!r}") from None
+    # container limits: handed to harness.Limits.from_mapping, which validates them
+    for name in sorted({*env, *over}):
+        if name.startswith("HARNESS_"):
+            cfg[name] = get(name)
+    secure = _flag(get("COOKIE_SECURE", "1"))
+    cfg["SESSION_COOKIE_SECURE"] = secure
+    cfg["REMEMBER_COOKIE_SECURE"] = secure
+    cfg["SESSION_COOKIE_HTTPONLY"] = True
+    cfg["REMEMBER_COOKIE_HTTPONLY"] = True
+    cfg["SESSION_COOKIE_SAMESITE"] = "Lax"
+    cfg["REMEMBER_COOKIE_SAMESITE"] = "Lax"
+    cfg["LOGIN_RATE_LIMIT"] = get("LOGIN_RATE_LIMIT") or "10 per minute"
+    # judges (issue 6): the judge of benchmarks whose admin chose none (a registry name or an
+    # identity such as "rules@1"), and the OpenAI-compatible backend's endpoint
+    cfg["DEFAULT_JUDGE"] = get("DEFAULT_JUDGE") or "rules"
+    # seconds judging may stay queued/running before the reconciler re-enqueues it
+    raw = get("JUDGE_DEADLINE_S", 1800)
+    if not str(raw).strip().isdigit():
+        raise ValueError(f"JUDGE_DEADLINE_S must be a whole number of seconds, got {raw!r}")
+    cfg["JUDGE_DEADLINE_S"] = int(raw)
+    for name in ("JUDGE_OPENAI_BASE_URL", "JUDGE_OPENAI_MODEL", "JUDGE_OPENAI_API_KEY"):
+        cfg[name] = get(name) or None
+    # hardening (issue 7): converted and validated by leaderboard.server.web.hardening.init_app
+    for name in ("REGISTER_RATE_LIMIT", "TOKEN_RATE_LIMIT", "SUBMIT_RATE_LIMIT", "MAX_BODY_BYTES",
+                 "SESSION_LIFETIME_S", "REMEMBER_LIFETIME_S", "TRUSTED_PROXY_COUNT"):
+        if get(name) not in (None, ""):
+            cfg[name] = get(name)
+    cfg["RATELIMIT_ENABLED"] = _flag(get("RATELIMIT_ENABLED", "1"))
+    cfg["WTF_CSRF_ENABLED"] = _flag(get("WTF_CSRF_ENABLED", "1"))
+    # Flask rejects bodies above this before our code runs; the streaming cap is the real check.
+    cfg["MAX_CONTENT_LENGTH"] = (max(cfg["MAX_UPLOAD_MB"], cfg["MAX_IMAGE_MB"]) + 1) * 1024 * 1024
+    cfg["TESTING"] = _flag(get("TESTING", "0"))
+    # anything else the caller passed (tests) is kept as given
+    for k, v in over.items():
+        cfg.setdefault(k, v)
+    return cfg

@@ -1,0 +1,307 @@
+"""The ``gpu`` queue's job: run a container submission's image, then score what it wrote.
+
+``run_container_submission(submission_id)`` (worker: ``python -m leaderboard worker --queues
+gpu``) goes through:
+
+1. claim (`scoring_service.claim`: received/queued -> scoring, one winner) and re-check the
+   data-use gate for held-out splits with the submitting user (revoked -> failed, the reason);
+2. load the tarball (`harness.load_image`: inspected again, pinned by id, labelled), record a
+   `ContainerRun`, build ``/input`` (`container_inputs`: public items and media, never labels),
+   run it (`harness.run_submission`, limits from the ``HARNESS_*`` settings, one GPU by index
+   when the benchmark module says ``container_gpu`` and ``GPU_DEVICE`` is set);
+3. exit 0 with predictions -> the predictions become the submission's file and the scoring
+   service scores them exactly as an upload (validation, records, boards); any other ending ->
+   failed with the harness's reason and message (counted toward the quota: the team's image).
+
+Docker failing is a platform error (failed, quota refunded). The image and the run folder are
+always removed in ``finally`` (the image is only untagged while another running submission uses
+the same image id). The job is not retried: a dead worker is the reconciler's business.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import re
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from flask import current_app
+from rq.timeouts import JobTimeoutException
+from sqlalchemy import select
+
+from harness import ImageRejected, Limits, RunResult, load_image, run_submission
+from leaderboard.core.benchmarks.base import get_benchmark as benchmark_module
+from leaderboard.core.errors import PredictionError
+from leaderboard.core.packs import HELD_OUT_SPLITS
+from leaderboard.server.access.gate import can_access
+from leaderboard.server.db import get_db
+from leaderboard.server.jobs.container_inputs import build_input_dir
+from leaderboard.server.jobs.queue import GPU_QUEUE, TRANSIENT, enqueue_or_run_inline, mark_queued
+from leaderboard.server.jobs.scoring import record_invalid, store_scores
+from leaderboard.server.models import IN_FLIGHT, Benchmark, Submission, User, utcnow
+from leaderboard.server.models.containers import ContainerRun
+from leaderboard.server.services import scoring_service as svc
+from leaderboard.server.services.submissions import mark_failed
+
+log = logging.getLogger(__name__)
+
+_CUT_RE = re.compile(r"\n\[\.\.\. [^\]\n]* cut by the harness \.\.\.\]\n")
+_LABELS = {"timeout": "timeout", "out_of_memory": "out of memory",
+           "no_predictions": "no predictions file", "output_too_large": "output too large",
+           "image_rejected": "image rejected"}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the run needs, read inside the claim transaction (no ORM objects escape it)."""
+
+    submission_id: int
+    benchmark_key: str
+    split: str
+    pack_path: str
+    upload: Path  # the tarball, or the predictions when a previous attempt got that far
+    tasks: str
+    gpu: int | None
+    refused: str | None
+
+
+def job_timeout_s(cfg) -> int:
+    """RQ timeout of one container job: the run's wall limit plus ``CONTAINER_MARGIN_S``."""
+    return int(math.ceil(Limits.from_mapping(cfg).wall_s)) + int(cfg["CONTAINER_MARGIN_S"])
+
+
+def run_container_submission(submission_id: int) -> dict:
+    """Run and score one container submission (the ``gpu`` queue's job); a small summary."""
+    cfg = current_app.config
+    db = get_db()
+    sid = int(submission_id)
+    try:
+        limits = Limits.from_mapping(cfg)
+        with db.scope() as session:
+            claim = svc.claim(session, sid, data_dir=cfg["DATA_DIR"], timeout_s=job_timeout_s(cfg))
+            plan = _plan(session, sid, cfg) if claim is not None else None
+            if plan is not None and plan.refused:
+                _record_failure(session, sid, "access_denied",
+                                f"data-use agreement: {plan.refused}")
+    except TRANSIENT:
+        raise
+    except Exception as exc:
+        log.exception("job=container submission=%s outcome=claim_error", sid)
+        _platform_failure(sid, f"the run could not start ({type(exc).__name__}: {exc})")
+        raise
+    if claim is None:
+        return {"submission": sid, "status": "skipped"}
+    if plan.refused:
+        _remove_upload(plan.upload)
+        log.info("job=container submission=%s outcome=refused", sid)
+        return {"submission": sid, "status": "failed"}
+    predictions = plan.upload
+    if plan.upload.suffix != ".jsonl":  # not yet run (a re-queued one may have got further)
+        try:
+            predictions = _run(plan, cfg, limits)
+        except JobTimeoutException:
+            _platform_failure(sid, f"the run took longer than the job limit of "
+                              f"{job_timeout_s(cfg)} s")
+            raise
+        except Exception as exc:
+            log.exception("job=container submission=%s outcome=platform_error", sid)
+            _platform_failure(sid, f"the container engine failed ({type(exc).__name__}: {exc})")
+            _remove_upload(plan.upload)
+            raise
+        if predictions is None:
+            return {"submission": sid, "status": "failed"}
+    return _score(dataclasses.replace(claim, upload_path=predictions), sid)
+
+
+def _plan(session, sid: int, cfg) -> Plan:
+    sub = session.get(Submission, sid)
+    if sub.kind != "container":
+        raise ValueError(f"submission {sid} is a {sub.kind!r} submission, not a container")
+    bench = session.get(Benchmark, sub.benchmark_id)
+    refused = None
+    if sub.split in HELD_OUT_SPLITS:
+        user = session.get(User, sub.user_id) if sub.user_id is not None else None
+        decision = can_access(session, user, bench, "container_run")
+        refused = None if decision else decision.reason
+    module = benchmark_module(bench.key)
+    tasks = ",".join(t["key"] for t in (bench.meta_json or {}).get("tasks", []))
+    return Plan(sid, bench.key, sub.split, bench.pack_path, Path(cfg["DATA_DIR"]) / sub.file_path,
+                tasks, cfg.get("GPU_DEVICE") if module.container_gpu else None, refused)
+
+
+def _run(plan: Plan, cfg, limits: Limits) -> Path | None:
+    """Load, run, record; the predictions path on success, None after a recorded failure."""
+    import docker
+
+    sid, db = plan.submission_id, get_db()
+    run_dir = Path(cfg["DATA_DIR"]) / "runs" / f"{sid}-{uuid.uuid4().hex[:8]}"
+    client = docker.from_env(timeout=120)
+    image_id = None
+    try:
+        try:
+            image_id = load_image(client, plan.upload, sid, limits=limits)
+        except ImageRejected as exc:
+            with db.scope() as session:
+                _record_failure(session, sid, exc.reason, f"image rejected: {exc.message}")
+            _remove_upload(plan.upload)
+            return None
+        size = client.images.get(image_id).attrs.get("Size")
+        with db.scope() as session:
+            run = ContainerRun(submission_id=sid, image_id=image_id, image_size=size,
+                               limits_json=limits.as_record(), gpu=plan.gpu, started_at=utcnow())
+            session.add(run)
+            session.flush()
+            run_id = run.id
+        output_dir = run_dir / "output"
+        output_dir.mkdir(parents=True)
+        input_dir = build_input_dir(plan.pack_path, plan.split, run_dir / "input")
+        result = run_submission(
+            client=client, image_id=image_id, input_dir=input_dir, output_dir=output_dir,
+            limits=limits, submission_id=sid, gpu=plan.gpu,
+            env={"LB_BENCHMARK": plan.benchmark_key, "LB_SPLIT": plan.split,
+                 "LB_TASKS": plan.tasks},
+            labels={"lb.benchmark": plan.benchmark_key, "lb.split": plan.split})
+        with db.scope() as session:
+            _finish_run(session.get(ContainerRun, run_id), result)
+            if not result.ok:
+                _record_failure(session, sid, result.reason, failure_reason(result))
+                log.info("job=container submission=%s outcome=%s", sid, result.reason)
+                _remove_upload(plan.upload)
+                return None
+            dest = Path(cfg["DATA_DIR"]) / "uploads" / f"{uuid.uuid4().hex}.jsonl"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(result.predictions_path, dest)
+            sub = session.get(Submission, sid)
+            sub.file_path = str(dest.relative_to(Path(cfg["DATA_DIR"])))
+        _remove_upload(plan.upload)
+        return dest
+    finally:
+        if image_id is not None:
+            _release_image(client, image_id, sid)
+        shutil.rmtree(run_dir, ignore_errors=True)
+        client.close()
+
+
+def _score(claim: svc.Claim, sid: int) -> dict:
+    """Score the predictions the container wrote, exactly as `jobs.score_submission` does."""
+    try:
+        result = svc.compute(claim, label_keys=current_app.config["LABEL_KEYS"])
+    except PredictionError as err:
+        return record_invalid(sid, err, job="container")
+    except Exception as exc:
+        log.exception("job=container submission=%s outcome=scoring_error", sid)
+        _platform_failure(sid, f"scoring crashed ({type(exc).__name__})")
+        raise
+    n = store_scores(sid, claim.benchmark_key, result, job="container")
+    return {"submission": sid, "status": "scored", "records": n}
+
+
+def failure_reason(result: RunResult) -> str:
+    """The team-facing line for a failed run, e.g. "exit code 3: the container exited ..."."""
+    label = (f"exit code {result.exit_code}" if result.reason == "exit_code"
+             else _LABELS.get(result.reason, result.reason.replace("_", " ")))
+    return f"{label}: {result.message}"
+
+
+def split_log(text: str, cut: bool) -> tuple[str, str]:
+    """(head, tail) of a harness log; the whole log is the tail when nothing was cut."""
+    if cut:
+        match = _CUT_RE.search(text)
+        if match:
+            return text[:match.start()], text[match.end():]
+    return "", text
+
+
+def _finish_run(run: ContainerRun, result: RunResult) -> None:
+    run.finished_at = utcnow()
+    run.duration_s = round(result.duration_s, 3)
+    run.peak_memory_bytes = result.peak_memory_bytes
+    run.exit_code = result.exit_code
+    run.reason = result.reason
+    run.log_head, run.log_tail = split_log(result.logs, result.logs_truncated)
+    run.log_cut = result.logs_truncated
+
+
+def _record_failure(session, sid: int, reason: str, line: str) -> None:
+    """The team's image failed (or may no longer run): failed, counted toward the quota."""
+    mark_failed(session.get(Submission, sid), line,
+                detail={"reason": reason, "problems": [], "total_problems": 0})
+
+
+def _platform_failure(sid: int, reason: str) -> None:
+    try:
+        with get_db().scope() as session:
+            svc.record_platform_failure(session, sid, reason)
+    except TRANSIENT:
+        log.warning("submission=%s platform failure not recorded; the reconciler will act", sid)
+
+
+def _release_image(client, image_id: str, sid: int) -> None:
+    """Remove the image, or only this submission's tag while another running one uses it."""
+    from harness.engine import IMAGE_REPOSITORY
+
+    try:
+        with get_db().scope() as session:
+            shared = session.scalar(
+                select(ContainerRun.id).join(Submission, Submission.id == ContainerRun.submission_id)
+                .where(ContainerRun.image_id == image_id, ContainerRun.submission_id != sid,
+                       Submission.status == "scoring").limit(1))
+        if shared is not None:
+            client.images.remove(f"{IMAGE_REPOSITORY}:{sid}", noprune=True)
+        else:
+            from harness import remove_image
+            remove_image(client, image_id)
+    except Exception:  # clean-up must never change the outcome; the image is labelled
+        log.exception("submission=%s could not release image %s", sid, image_id)
+
+
+def _remove_upload(path: Path) -> None:
+    """The tarball is not needed once the run has a final outcome (it can be many GB)."""
+    if path.suffix != ".jsonl":
+        path.unlink(missing_ok=True)
+
+
+def release_stale_images(client) -> list[str]:
+    """Remove ``lb-submission:<id>`` images whose submission is not running (a dead worker's
+    leftovers); returns the removed tags. Images of in-flight submissions are left alone."""
+    from harness.engine import IMAGE_REPOSITORY
+
+    removed = []
+    for image in client.images.list(name=IMAGE_REPOSITORY):
+        ids = [t.rsplit(":", 1)[1] for t in image.tags if t.startswith(IMAGE_REPOSITORY + ":")]
+        with get_db().scope() as session:
+            live = [i for i in ids if i.isdigit() and session.scalar(
+                select(Submission.status).where(Submission.id == int(i))) in IN_FLIGHT]
+        if live:
+            continue
+        try:
+            client.images.remove(image.id, force=True)
+        except Exception:  # in use by a container the reaper has not removed yet: next pass
+            log.warning("could not remove stale image %s", image.id, exc_info=True)
+            continue
+        removed.extend(image.tags)
+    return removed
+
+
+CONTAINER_JOB_FUNC = "leaderboard.server.jobs.containers.run_container_submission"
+
+
+def enqueue_container(submission_id: int) -> str:
+    """`enqueue_scoring` for container submissions: the ``gpu`` queue, no `Retry`.
+
+    The job timeout is the run's wall limit plus ``CONTAINER_MARGIN_S`` (loading, scoring);
+    team failures are recorded, never retried, and a dead worker is the reconciler's business.
+    Without ``REDIS_URL`` the run happens inline (development only: it blocks the request).
+    """
+    cfg = current_app.config
+    job_id = f"run-{submission_id}-{uuid.uuid4().hex[:8]}"
+    mark_queued(submission_id, job_id, cfg["QUEUE_DEADLINE_S"])
+    enqueue_or_run_inline(GPU_QUEUE, CONTAINER_JOB_FUNC, submission_id, job_id=job_id,
+                          inline=run_container_submission,
+                          kind="container ", job_timeout=job_timeout_s(cfg),
+                          retry=None, description=f"run container submission {submission_id}",
+                          recovery="the reconciler will re-queue it")
+    return job_id

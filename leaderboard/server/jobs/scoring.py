@@ -1,0 +1,138 @@
+"""RQ job functions. They take ids, record state on the submission row and raise on failure.
+
+Each job holds a database session only for short transactions (claim, store); scoring itself runs
+with no session open. Jobs are idempotent per submission: a second run of a scored submission does
+nothing, a rescore replaces the Score rows.
+
+Failures map to outcomes:
+- invalid predictions file -> "failed" with the problems (the team's mistake; not raised, because
+  the job did its work);
+- transient platform trouble (database or Redis unreachable) -> back to "queued" and re-raised, so
+  RQ's Retry runs it again (the reconciler catches anything that still falls through);
+- anything else -> "failed" as a platform error (quota refunded), re-raised with retries
+  cancelled: running a bug again does not fix it.
+"""
+from __future__ import annotations
+
+import logging
+import uuid
+
+from flask import current_app
+from rq.timeouts import JobTimeoutException
+
+from leaderboard.core.errors import PredictionError
+from leaderboard.server.boards.cache import invalidate_boards
+from leaderboard.server.db import get_db
+from leaderboard.server.jobs.queue import (
+    RETRY,
+    SCORING_QUEUE,
+    TRANSIENT,
+    enqueue_or_run_inline,
+    mark_queued,
+)
+from leaderboard.server.services import scoring_service as svc
+
+log = logging.getLogger(__name__)
+
+
+
+def _cancel_retries() -> None:
+    from rq import get_current_job
+    job = get_current_job()
+    if job is not None:
+        job.retries_left = 0
+
+
+def _platform_failure(submission_id: int, reason: str) -> None:
+    with get_db().scope() as session:
+        svc.record_platform_failure(session, submission_id, reason)
+    _cancel_retries()
+
+
+def record_invalid(submission_id: int, err: PredictionError, *, job: str) -> dict:
+    """Record an invalid predictions file (the team's mistake: "failed" with the problems, not
+    raised) and return the job summary; ``job`` names the job in the log line."""
+    with get_db().scope() as session:
+        svc.record_invalid(session, submission_id, err)
+    log.info("job=%s submission=%s outcome=invalid problems=%s", job, submission_id,
+             err.problems.total)
+    return {"submission": submission_id, "status": "failed"}
+
+
+def store_scores(submission_id: int, benchmark_key: str, result, *, job: str) -> int:
+    """Store a scoring result, then invalidate the benchmark's boards (after the commit).
+    Returns the number of records stored; ``job`` names the job in the log line."""
+    with get_db().scope() as session:
+        n = svc.store_result(session, submission_id, result)
+    invalidate_boards(benchmark_key)
+    log.info("job=%s submission=%s outcome=scored records=%s", job, submission_id, n)
+    return n
+
+
+def score_submission(submission_id: int) -> dict:
+    """Score one submission (the ``scoring`` queue's job). Returns a small summary."""
+    cfg = current_app.config
+    db = get_db()
+    submission_id = int(submission_id)
+    try:
+        with db.scope() as session:
+            claim = svc.claim(session, submission_id, data_dir=cfg["DATA_DIR"],
+                              timeout_s=cfg["SCORING_TIMEOUT_S"])
+    except TRANSIENT:
+        raise  # nothing was claimed; RQ retries, the reconciler backs it up
+    except Exception as exc:  # e.g. the benchmark lost its labels: retrying cannot help
+        log.exception("job=score submission=%s outcome=claim_error", submission_id)
+        _platform_failure(submission_id, f"scoring could not start ({type(exc).__name__})")
+        raise
+    if claim is None:
+        log.info("job=score submission=%s outcome=skipped (not waiting)", submission_id)
+        return {"submission": submission_id, "status": "skipped"}
+    try:
+        result = svc.compute(claim, label_keys=cfg["LABEL_KEYS"])
+    except PredictionError as err:
+        return record_invalid(submission_id, err, job="score")
+    except TRANSIENT:
+        log.warning("job=score submission=%s outcome=transient", submission_id, exc_info=True)
+        try:
+            with db.scope() as session:
+                svc.back_to_queue(session, submission_id, deadline_s=cfg["QUEUE_DEADLINE_S"])
+        except TRANSIENT:
+            pass  # the row keeps its deadline; the reconciler will pick it up
+        raise
+    except JobTimeoutException:
+        _platform_failure(submission_id, "scoring took longer than the "
+                          f"{cfg['SCORING_TIMEOUT_S']} s limit")
+        raise
+    except Exception as exc:
+        log.exception("job=score submission=%s outcome=platform_error", submission_id)
+        _platform_failure(submission_id, f"scoring crashed ({type(exc).__name__})")
+        raise
+    n = store_scores(submission_id, claim.benchmark_key, result, job="score")
+    from leaderboard.server.jobs import (
+        judging as judge_jobs,  # judge metrics follow on the judge queue (issue 6)
+    )
+    try:
+        judge_jobs.after_scoring(submission_id, claim.benchmark_key, result)
+    except Exception:  # the scores are stored; an admin re-judge recovers the judge metrics
+        log.exception("job=score submission=%s judge enqueue failed", submission_id)
+    return {"submission": submission_id, "status": "scored", "records": n}
+
+
+JOB_FUNC = "leaderboard.server.jobs.scoring.score_submission"
+
+
+def enqueue_scoring(submission_id: int) -> str:
+    """Mark the submission queued (committed), then enqueue it or run it inline.
+
+    Returns the job id. Never raises for queue trouble: the row stays "queued" with a deadline
+    and the reconciler re-queues it.
+    """
+    cfg = current_app.config
+    job_id = f"score-{submission_id}-{uuid.uuid4().hex[:8]}"
+    mark_queued(submission_id, job_id, cfg["QUEUE_DEADLINE_S"])
+    enqueue_or_run_inline(SCORING_QUEUE, JOB_FUNC, submission_id, job_id=job_id,
+                          inline=score_submission, kind="",
+                          job_timeout=cfg["SCORING_TIMEOUT_S"], retry=RETRY,
+                          description=f"score submission {submission_id}",
+                          recovery="the reconciler will re-queue it")
+    return job_id

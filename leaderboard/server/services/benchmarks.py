@@ -1,0 +1,105 @@
+"""Importing benchmark packs into the server.
+
+The server keeps its own copy of a pack under ``DATA_DIR/packs/<key>/<version>/`` *without*
+``labels.jsonl`` (and without the compile cache, which would hold the labels too): hidden labels
+live only in the database, compiled and Fernet-encrypted (`leaderboard.server.labels_crypto`).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from leaderboard.core.errors import PackError
+from leaderboard.core.packs import Pack, load_pack
+from leaderboard.server import labels_crypto
+from leaderboard.server.models import Benchmark, LabelSet
+from leaderboard.server.services import NotFound
+
+_SKIP = {"labels.jsonl", ".cache"}
+
+
+def pack_meta(pack: Pack) -> dict:
+    """The public description of a pack that boards and pages need (no labels)."""
+    metrics = {name: {"title": m.title, "higher_is_better": m.higher_is_better, "fmt": m.fmt,
+                      "lower": m.lower, "upper": m.upper, "description": m.description}
+               for name, m in pack.benchmark.metrics.items()}
+    return {"tasks": [t.as_dict() for t in pack.tasks], "modalities": list(pack.modalities),
+            "splits": list(pack.splits), "metrics": metrics}
+
+
+def _copy_public(src: Path, dest: Path) -> None:
+    """Copy ``src`` to ``dest`` without hidden files; replace ``dest`` atomically-ish."""
+    tmp = dest.with_name(f".{dest.name}.tmp-{uuid.uuid4().hex[:8]}")
+    shutil.copytree(src, tmp, ignore=lambda _d, names: [n for n in names if n in _SKIP])
+    if dest.exists():
+        old = dest.with_name(f".{dest.name}.old-{uuid.uuid4().hex[:8]}")
+        os.replace(dest, old)
+        os.replace(tmp, dest)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(tmp, dest)
+
+
+def import_pack(session: Session, src: str | os.PathLike, *, data_dir: str | os.PathLike,
+                label_keys, check_media: bool = True) -> Benchmark:
+    """Register (or re-register) the pack at ``src``; returns its Benchmark row.
+
+    Validates the whole pack first (PackError naming file, line and field), so a bad pack changes
+    nothing. Every split must carry its ``labels.jsonl``. Importing the same key and version again
+    refreshes texts, metadata and labels in place (idempotent); a new version replaces the
+    benchmark's pack and labels. The caller commits, then calls `invalidate_boards`.
+    """
+    pack = load_pack(src)
+    pack.validate(check_media=check_media)
+    tables = {}
+    for split in pack.splits:
+        if not pack.labels_path(split).exists():
+            raise PackError(f"split {split!r} has no labels.jsonl: the server needs the hidden "
+                            "labels of every split to score it")
+        tables[split] = pack.labels(split).to_bytes()
+    description, agreement = pack.text("description"), pack.text("agreement")
+
+    dest = Path(data_dir) / "packs" / pack.key / pack.version
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    _copy_public(Path(src), dest)
+
+    bench = session.scalar(select(Benchmark).where(Benchmark.key == pack.key))
+    if bench is None:
+        bench = Benchmark(key=pack.key)
+        session.add(bench)
+    bench.title = pack.title
+    bench.version = pack.version
+    bench.pack_path = str(dest)
+    bench.meta_json = pack_meta(pack)
+    bench.description_md = description
+    bench.agreement_md = agreement
+    bench.agreement_version = hashlib.sha256(agreement.encode("utf-8")).hexdigest()
+    session.flush()
+    existing = {ls.split: ls for ls in session.scalars(
+        select(LabelSet).where(LabelSet.benchmark_id == bench.id))}
+    for split, data in tables.items():
+        ls = existing.pop(split, None) or LabelSet(benchmark_id=bench.id, split=split)
+        ls.ciphertext = labels_crypto.encrypt(data, keys=label_keys)
+        session.add(ls)
+    for stale in existing.values():  # a split the new version dropped
+        session.delete(stale)
+    session.flush()
+    return bench
+
+
+def get_benchmark(session: Session, key: str) -> Benchmark:
+    bench = session.scalar(select(Benchmark).where(Benchmark.key == key))
+    if bench is None:
+        known = session.scalars(select(Benchmark.key).order_by(Benchmark.key)).all()
+        raise NotFound(f"no benchmark {key!r}; known: {list(known)}")
+    return bench
+
+
+def list_benchmarks(session: Session) -> list[Benchmark]:
+    return list(session.scalars(select(Benchmark).order_by(Benchmark.key)))

@@ -1,0 +1,183 @@
+"""Scoring one submission on the server: claim it, score it without a session, store the records.
+
+The three steps are separate so a job can hold no database session while it scores (Redash's
+lesson): `claim` (short transaction) -> `compute` (no DB) -> `store_result` / `record_invalid` /
+`record_platform_failure` (short transaction). Storing replaces any earlier Score rows of the
+submission, so rescoring is idempotent.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
+
+from leaderboard.core.errors import PredictionError
+from leaderboard.core.packs import Pack, load_pack
+from leaderboard.core.records import ScoreResult
+from leaderboard.server import labels_crypto
+from leaderboard.server.models import Benchmark, LabelSet, Score, Submission, utcnow
+from leaderboard.server.services.curves import store_curves
+from leaderboard.server.services.submissions import mark_failed, refund_quota
+
+log = logging.getLogger(__name__)
+
+#: slack between the RQ job timeout and the deadline the reconciler checks
+DEADLINE_GRACE_S = 60
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What scoring needs, read inside the claim transaction (no ORM objects escape it)."""
+
+    submission_id: int
+    benchmark_key: str
+    split: str
+    pack_path: str
+    upload_path: Path
+    ciphertext: bytes
+    labelset_id: int
+
+
+class _LRU:
+    """A small thread-safe LRU of compiled objects (packs, decrypted label tables)."""
+
+    def __init__(self, size: int):
+        self.size, self._data, self._lock = size, OrderedDict(), threading.Lock()
+
+    def get(self, key, make):
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key]
+        value = make()
+        with self._lock:
+            self._data[key] = value
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+
+_PACKS = _LRU(16)
+_LABELS = _LRU(8)
+
+
+def clear_caches() -> None:
+    _PACKS.clear()
+    _LABELS.clear()
+
+
+def claim(session: Session, submission_id: int, *, data_dir: str, timeout_s: int) -> Claim | None:
+    """Move a received/queued submission to "scoring" (one winner if two jobs race).
+
+    Returns None when the submission is gone or not waiting (already scored, failed, or being
+    scored by another job): the job then has nothing to do.
+    """
+    now = utcnow()
+    won = session.execute(
+        update(Submission)
+        .where(Submission.id == submission_id, Submission.status.in_(("received", "queued")))
+        .values(status="scoring", started_at=now, attempts=Submission.attempts + 1,
+                deadline_at=now + timedelta(seconds=timeout_s + DEADLINE_GRACE_S))
+    ).rowcount
+    if not won:
+        return None
+    sub = session.get(Submission, submission_id)
+    bench = session.get(Benchmark, sub.benchmark_id)
+    ls = session.scalar(select(LabelSet).where(LabelSet.benchmark_id == bench.id,
+                                               LabelSet.split == sub.split))
+    if ls is None:
+        raise RuntimeError(f"benchmark {bench.key} has no labels for split {sub.split!r}; "
+                           "re-import its pack")
+    return Claim(sub.id, bench.key, sub.split, bench.pack_path,
+                 Path(data_dir) / sub.file_path, ls.ciphertext, ls.id)
+
+
+def compute(claim: Claim, *, label_keys, judge=None) -> ScoreResult:
+    """Score the claimed upload. Raises PredictionError for an invalid file (the team's
+    mistake); anything else is a platform failure. ``judge``: see `score_predictions` (the
+    judge job passes a `leaderboard.judges.caching.CachingJudge`)."""
+    from leaderboard.core.scoring import score_predictions
+
+    pack: Pack = _PACKS.get(claim.pack_path, lambda: load_pack(claim.pack_path))
+    digest = hashlib.sha256(claim.ciphertext).hexdigest()
+    labels = _LABELS.get(
+        (claim.labelset_id, digest),
+        lambda: pack.labels(claim.split, source=labels_crypto.decrypt(claim.ciphertext,
+                                                                     keys=label_keys)))
+    if not claim.upload_path.is_file():
+        raise FileNotFoundError(f"the uploaded file {claim.upload_path.name} is missing from "
+                                "storage")
+    return score_predictions(pack, claim.split, claim.upload_path, labels=labels, judge=judge)
+
+
+def store_result(session: Session, submission_id: int, result: ScoreResult) -> int:
+    """Replace the submission's Score rows with ``result`` and mark it scored; returns rows."""
+    session.execute(delete(Score).where(Score.submission_id == submission_id))
+    rows = [
+        Score(submission_id=submission_id, part=part, task=r.task, metric=r.metric,
+              slice_key=r.slice_key, slice_json=dict(r.slice), value=r.value, ci_low=r.ci_low,
+              ci_high=r.ci_high, n=r.n, judge=r.judge, metric_version=r.metric_version)
+        for part, records in result.parts.items() for r in records
+    ]
+    session.add_all(rows)
+    sub = session.get(Submission, submission_id)
+    sub.status = "scored"
+    sub.finished_at = utcnow()
+    sub.deadline_at = None
+    sub.failure_reason = None
+    sub.failure_detail = None
+    notes = list(result.notes)
+    try:
+        with session.begin_nested():
+            store_curves(session, sub, list(result.curves))
+    except ValueError as exc:
+        # Curves only feed plots; a malformed one must not cost the team its scores.
+        log.warning("submission=%s curves rejected: %s", submission_id, exc)
+        notes.append("plots are unavailable for this submission (curve data was rejected)")
+    sub.notes_json = {"notes": notes, "pending": list(result.pending),
+                      "covered": list(result.covered)}
+    return len(rows)
+
+
+def record_invalid(session: Session, submission_id: int, err: PredictionError) -> None:
+    """The file is invalid: failed, with the problems line by line (counts toward the quota)."""
+    session.execute(delete(Score).where(Score.submission_id == submission_id))
+    mark_failed(session.get(Submission, submission_id),
+                f"invalid predictions file: {err.message}", detail=err.as_dict())
+
+
+def record_platform_failure(session: Session, submission_id: int, reason: str) -> None:
+    """Our fault, not the team's: failed with ``reason``, and the quota is given back."""
+    sub = session.get(Submission, submission_id)
+    if sub is None or sub.status == "scored":
+        return
+    mark_failed(sub, f"platform error: {reason}. This does not count toward your quota; "
+                "please submit again or contact the organisers.", detail=None)
+    refund_quota(session, sub)
+
+
+def back_to_queue(session: Session, submission_id: int, *, deadline_s: int) -> None:
+    """A transient failure: the submission waits for its retry (or the reconciler)."""
+    session.execute(
+        update(Submission)
+        .where(Submission.id == submission_id, Submission.status == "scoring")
+        .values(status="queued", deadline_at=utcnow() + timedelta(seconds=deadline_s)))
+
+
+def request_rescore(session: Session, sub: Submission, *, deadline_s: int) -> None:
+    """Put a finished submission back in the queue (admin rescore); the caller enqueues."""
+    sub.status = "queued"
+    sub.queued_at = utcnow()
+    sub.deadline_at = sub.queued_at + timedelta(seconds=deadline_s)
+    sub.attempts = 0

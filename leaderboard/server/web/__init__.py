@@ -1,0 +1,78 @@
+"""The Flask application factory.
+
+`create_app` only wires things together: configuration, the database, extensions, blueprints,
+error handlers and commands. It runs no migrations, opens no network connection and never sleeps
+(``python -m leaderboard db-upgrade`` builds the schema).
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+from leaderboard.server import db as dbmod
+from leaderboard.server.config import REPO_ROOT, load_config
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the app. ``config`` overrides the environment (tests pass a mapping)."""
+    app = Flask(__name__, template_folder=str(REPO_ROOT / "templates"),
+                static_folder=str(REPO_ROOT / "static"), instance_path=str(REPO_ROOT / "instance"))
+    app.config.update(load_config(config))
+    app.config["RATELIMIT_STORAGE_URI"] = app.config.get("REDIS_URL") or "memory://"
+    app.config.setdefault("RATELIMIT_HEADERS_ENABLED", True)
+    Path(app.config["DATA_DIR"]).mkdir(parents=True, exist_ok=True)
+    logging.getLogger("leaderboard").setLevel(logging.INFO)
+
+    dbmod.init_app(app)
+    _init_extensions(app)
+    _register_blueprints(app)
+
+    from leaderboard.server.web import errors, hardening
+    errors.register(app)
+    hardening.init_app(app)  # security headers and rate limits
+    return app
+
+
+def _init_extensions(app: Flask) -> None:
+    from leaderboard.server.models import User
+    from leaderboard.server.web.extensions import csrf, limiter, login_manager
+
+    csrf.init_app(app)
+    login_manager.init_app(app)
+    limiter.init_app(app)
+
+    @login_manager.user_loader
+    def _load_user(user_id: str):
+        try:
+            uid = int(user_id)
+        except ValueError:
+            return None
+        user = dbmod.get_session().get(User, uid)
+        return user if user is not None and user.is_active else None
+
+
+def _register_blueprints(app: Flask) -> None:
+    # The admin blueprint lives in admin_base; importing admin, admin_builds and admin_judges
+    # attaches their routes to it before it is registered.
+    from leaderboard.server.web import (  # noqa: F401
+        access,
+        admin,
+        admin_base,
+        admin_builds,
+        admin_judges,
+        auth,
+        ops,
+        public,
+        submit,
+        team,
+    )
+    from leaderboard.server.web.api import bp as api_bp
+    from leaderboard.server.web.extensions import csrf
+
+    csrf.exempt(api_bp)  # token-authenticated; browsers never send the token by themselves
+    for bp in (auth.bp, team.bp, submit.bp, api_bp, public.bp, access.bp, admin_base.bp, ops.bp):
+        app.register_blueprint(bp)

@@ -1,0 +1,309 @@
+"""The admin console (admins only): access requests, users, teams, benchmarks, submissions,
+audit log. Views parse the form, call `leaderboard.server.access.decisions` / `admin_ops`, commit, and
+invalidate boards where a board changed. Every action is audited by the service it calls."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from flask import Response, current_app, flash, jsonify, redirect, render_template, request, url_for
+from flask_login import current_user
+from sqlalchemy import func, select
+
+from leaderboard.core.errors import LeaderboardError
+from leaderboard.server import csvsafe
+from leaderboard.server.access import admin_ops, audit, decisions
+from leaderboard.server.boards.cache import invalidate_boards
+from leaderboard.server.db import get_session
+from leaderboard.server.jobs.scoring import enqueue_scoring
+from leaderboard.server.models import Benchmark, Submission, Team, User, utcnow
+from leaderboard.server.models.access import AccessRequest
+from leaderboard.server.services import ServiceError
+from leaderboard.server.services.benchmarks import get_benchmark, import_pack
+from leaderboard.server.web.admin_base import _back, _fail, _ip, bp, progress_wants_json
+
+PER_PAGE = 100
+CSV_LIMIT = 100_000
+
+def _int(name: str, value: str | None, *, default=None):
+    if value in (None, ""):
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ServiceError(f"{name} must be a whole number, got {value!r}") from None
+
+
+def _expiry(days: str | None):
+    n = _int("expires_days", days)
+    if n is None:
+        return None
+    if n < 1:
+        raise ServiceError(f"expires_days must be >= 1, got {n}")
+    return utcnow() + timedelta(days=n)
+
+
+@bp.get("/")
+def home():
+    s = get_session()
+    pending = s.scalar(select(func.count()).where(AccessRequest.status == "pending"))
+    return render_template("admin/home.html", pending=pending,
+                           users=s.scalar(select(func.count(User.id))),
+                           teams=s.scalar(select(func.count(Team.id))),
+                           submissions=s.scalar(select(func.count(Submission.id))))
+
+
+# -- access requests --------------------------------------------------------------------------
+@bp.get("/requests")
+def requests_():
+    s = get_session()
+    status = request.args.get("status", "pending")
+    bench_key, q = request.args.get("benchmark", ""), request.args.get("q", "").strip()
+    stmt = select(AccessRequest).join(User, AccessRequest.user_id == User.id) \
+        .join(Benchmark, AccessRequest.benchmark_id == Benchmark.id)
+    if status:
+        stmt = stmt.where(AccessRequest.status == status)
+    if bench_key:
+        stmt = stmt.where(Benchmark.key == bench_key)
+    if q:
+        like = f"%{q.lower()}%"
+        stmt = stmt.where(func.lower(User.email).like(like) |
+                          func.lower(AccessRequest.affiliation).like(like))
+    rows = s.scalars(stmt.order_by(AccessRequest.id.desc()).limit(500)).all()
+    return render_template("admin/requests.html", rows=rows, status=status, bench_key=bench_key,
+                           q=q, benchmarks=s.scalars(select(Benchmark.key)).all())
+
+
+@bp.post("/requests/bulk-approve")
+def bulk_approve():
+    s = get_session()
+    try:
+        ids = [_int("id", v) for v in request.form.getlist("ids")]
+        done = decisions.bulk_approve(s, current_user, ids,
+                                      expires_at=_expiry(request.form.get("expires_days")),
+                                      ip=_ip())
+        s.commit()
+    except ServiceError as exc:
+        return _fail(exc, "admin.requests_")
+    flash(f"Approved {len(done)} request(s).")
+    return _back("admin.requests_")
+
+
+@bp.post("/requests/<int:request_id>/<action>")
+def decide(request_id: int, action: str):
+    s = get_session()
+    try:
+        req = decisions.get_request(s, request_id)
+        if action == "approve":
+            decisions.approve(s, current_user, req,
+                              expires_at=_expiry(request.form.get("expires_days")), ip=_ip())
+        elif action in ("deny", "revoke"):
+            getattr(decisions, action)(s, current_user, req, reason=request.form.get("reason"),
+                                       ip=_ip())
+        else:
+            raise ServiceError(f"unknown action {action!r}; use approve, deny or revoke",
+                               status=404, code="not_found")
+        s.commit()
+    except ServiceError as exc:
+        return _fail(exc, "admin.requests_")
+    flash(f"Request #{request_id}: {req.status}.")
+    return _back("admin.requests_")
+
+
+# -- users and teams --------------------------------------------------------------------------
+@bp.get("/users")
+def users():
+    q = request.args.get("q", "").strip().lower()
+    stmt = select(User).order_by(User.id)
+    if q:
+        stmt = stmt.where(func.lower(User.email).contains(q, autoescape=True))
+    return render_template("admin/users.html", rows=get_session().scalars(stmt.limit(500)).all(),
+                           q=q)
+
+
+@bp.post("/users/<int:user_id>/<field>")
+def user_flag(user_id: int, field: str):
+    s = get_session()
+    value = request.form.get("value") == "1"
+    try:
+        user = admin_ops.get_user(s, user_id)
+        if field == "active":
+            admin_ops.set_active(s, current_user, user, value, ip=_ip())
+        elif field == "admin":
+            admin_ops.set_admin(s, current_user, user, value, ip=_ip())
+        else:
+            raise ServiceError(f"unknown field {field!r}; use active or admin", status=404)
+        s.commit()
+    except ServiceError as exc:
+        return _fail(exc, "admin.users")
+    flash(f"{user.email}: {field} = {value}.")
+    return _back("admin.users")
+
+
+@bp.get("/teams")
+def teams():
+    s = get_session()
+    counts = dict(s.execute(select(Submission.team_id, func.count())
+                            .group_by(Submission.team_id)).all())
+    rows = s.scalars(select(Team).order_by(Team.name)).all()
+    return render_template("admin/teams.html", rows=rows, counts=counts)
+
+
+# -- benchmarks -------------------------------------------------------------------------------
+@bp.get("/benchmarks")
+def benchmarks():
+    rows = get_session().scalars(select(Benchmark).order_by(Benchmark.key)).all()
+    return render_template("admin/benchmarks.html", rows=rows)
+
+
+@bp.post("/benchmarks/import")
+def import_():
+    s = get_session()
+    path = request.form.get("path", "").strip()
+    cfg = current_app.config
+    try:
+        if not path:
+            raise ServiceError("give the server-side path of the pack directory")
+        bench = import_pack(s, path, data_dir=cfg["DATA_DIR"], label_keys=cfg["LABEL_KEYS"])
+        audit.record(s, current_user, "admin.benchmark.import", f"benchmark:{bench.key}",
+                     {"path": path, "version": bench.version,
+                      "agreement_version": bench.agreement_version}, _ip())
+        s.commit()
+    except (ServiceError, LeaderboardError) as exc:
+        return _fail(exc, "admin.benchmarks")
+    except OSError as exc:
+        return _fail(ServiceError(f"cannot read {path!r}: {exc.strerror or exc}"),
+                     "admin.benchmarks")
+    invalidate_boards(bench.key)
+    flash(f"Imported {bench.key} version {bench.version}.")
+    return _back("admin.benchmarks")
+
+
+@bp.post("/benchmarks/<key>")
+def benchmark_update(key: str):
+    s = get_session()
+    form = request.form
+    try:
+        bench = get_benchmark(s, key)
+        quota = form.get("daily_quota")
+        changes = admin_ops.update_benchmark(
+            s, current_user, bench, description_md=form.get("description_md"),
+            submissions_open=None if "submissions_open" not in form
+            else form["submissions_open"] == "1",
+            daily_quota="keep" if quota is None else _int("daily_quota", quota),
+            private_revealed=None if "private_revealed" not in form
+            else form["private_revealed"] == "1", ip=_ip())
+        s.commit()
+    except ServiceError as exc:
+        return _fail(exc, "admin.benchmarks")
+    invalidate_boards(key)
+    flash(f"{key}: {', '.join(changes) or 'nothing changed'}.")
+    return _back("admin.benchmarks")
+
+
+@bp.post("/benchmarks/<key>/rescore")
+def rescore_all(key: str):
+    s = get_session()
+    bench = get_benchmark(s, key)
+    subs = s.scalars(select(Submission).where(Submission.benchmark_id == bench.id)).all()
+    ids = admin_ops.rescore(s, current_user, list(subs), ip=_ip(), target=f"benchmark:{key}",
+                            deadline_s=current_app.config["QUEUE_DEADLINE_S"])
+    s.commit()
+    for sid in ids:
+        enqueue_scoring(sid)
+    flash(f"{len(ids)} submission(s) of {key} queued for rescoring.")
+    return redirect(url_for("admin.rescore_progress", key=key)), 303
+
+
+@bp.get("/benchmarks/<key>/progress")
+def rescore_progress(key: str):
+    s = get_session()
+    progress = admin_ops.rescore_progress(s, get_benchmark(s, key))
+    if progress_wants_json():
+        return jsonify(progress)
+    return render_template("admin/progress.html", p=progress)
+
+
+# -- submissions ------------------------------------------------------------------------------
+@bp.get("/submissions")
+def submissions():
+    s = get_session()
+    stmt = select(Submission).join(Benchmark, Submission.benchmark_id == Benchmark.id)
+    if request.args.get("benchmark"):
+        stmt = stmt.where(Benchmark.key == request.args["benchmark"])
+    if request.args.get("status"):
+        stmt = stmt.where(Submission.status == request.args["status"])
+    if request.args.get("team"):
+        stmt = stmt.where(Submission.team_id == _int("team", request.args["team"]))
+    rows = s.scalars(stmt.order_by(Submission.id.desc()).limit(500)).all()
+    return render_template("admin/submissions.html", rows=rows, args=request.args)
+
+
+@bp.post("/submissions/<int:submission_id>/<action>")
+def submission_action(submission_id: int, action: str):
+    s = get_session()
+    try:
+        sub = admin_ops.get_submission(s, submission_id)
+        key = sub.benchmark.key
+        if action == "hide":
+            admin_ops.set_hidden(s, current_user, sub, request.form.get("value", "1") == "1",
+                                 ip=_ip())
+        elif action == "disqualify":
+            admin_ops.disqualify(s, current_user, sub, request.form.get("reason"), ip=_ip())
+        elif action == "rescore":
+            ids = admin_ops.rescore(s, current_user, [sub], ip=_ip(),
+                                    deadline_s=current_app.config["QUEUE_DEADLINE_S"])
+        else:
+            raise ServiceError(f"unknown action {action!r}; use hide, disqualify or rescore",
+                               status=404, code="not_found")
+        s.commit()
+    except ServiceError as exc:
+        return _fail(exc, "admin.submissions")
+    if action == "rescore":
+        for sid in ids:
+            enqueue_scoring(sid)
+    invalidate_boards(key)
+    flash(f"Submission #{submission_id}: {action} done.")
+    return _back("admin.submissions")
+
+
+# -- audit log --------------------------------------------------------------------------------
+def _when(name: str):
+    raw = request.args.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = datetime.fromisoformat(raw)
+    except ValueError:
+        raise ServiceError(f"{name} must be an ISO date such as 2026-11-29, got {raw!r}") \
+            from None
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+def _audit_filters() -> dict:
+    a = request.args
+    return {"action": a.get("action") or None, "actor": a.get("actor") or None,
+            "target": a.get("target") or None, "since": _when("since"), "until": _when("until")}
+
+
+@bp.get("/audit")
+def audit_log():
+    page = max(_int("page", request.args.get("page"), default=1), 1)
+    events, total = audit.query(get_session(), **_audit_filters(), limit=PER_PAGE,
+                                offset=(page - 1) * PER_PAGE)
+    next_url = (url_for("admin.audit_log", **{**request.args.to_dict(), "page": page + 1})
+                if total > page * PER_PAGE else None)
+    return render_template("admin/audit.html", events=events, total=total, next_url=next_url,
+                           args=request.args)
+
+
+@bp.get("/audit.csv")
+def audit_csv():
+    events, _ = audit.query(get_session(), **_audit_filters(), limit=CSV_LIMIT)
+    body = csvsafe.to_csv(audit.csv_rows(events), header=audit.CSV_HEADER)
+    session = get_session()
+    audit.record(session, current_user, "admin.audit.export", "audit_event",
+                 {"rows": len(events), "filters": {k: v for k, v in request.args.items()}}, _ip())
+    session.commit()
+    return Response(body, mimetype="text/csv", headers={
+        "Content-Disposition": 'attachment; filename="audit.csv"',
+        "Cache-Control": "private, no-store"})

@@ -1,0 +1,48 @@
+"""The admin blueprint and what its view modules share (`admin`, `admin_builds`, `admin_judges`):
+the admins-only guard, redirects back, failure flashing and progress-format negotiation.
+
+The blueprint is defined here, below its view modules, so that they import it without importing
+each other; `leaderboard.server.web` imports every view module, then registers the blueprint."""
+from __future__ import annotations
+
+from flask import Blueprint, current_app, flash, redirect, request, url_for
+from flask_login import current_user
+
+from leaderboard.core.errors import LeaderboardError
+from leaderboard.server.access import admin_ops, audit
+from leaderboard.server.db import get_session
+from leaderboard.server.services import ServiceError
+
+bp = Blueprint("admin", __name__, url_prefix="/admin")
+
+
+@bp.before_request
+def _admins_only():
+    if not current_user.is_authenticated:
+        return current_app.login_manager.unauthorized()
+    admin_ops.require_admin(current_user)  # 403 for everyone else
+    return None
+
+
+def _ip() -> str:
+    return audit.request_ip()
+
+
+def _back(endpoint: str, **kw):
+    return redirect(request.form.get("next") or url_for(endpoint, **kw)), 303
+
+
+def _fail(exc: ServiceError | LeaderboardError, endpoint: str, **kw):
+    get_session().rollback()
+    lines = [str(p) for p in exc.problems.items]
+    flash(exc.message + (": " + "; ".join(lines) if lines else ""), "error")
+    return _back(endpoint, **kw)
+
+
+def progress_wants_json() -> bool:
+    """True when a progress page (rescore, judging, build) should answer JSON: its polling
+    script asks with ``?format=json``; a client may also prefer JSON in ``Accept``."""
+    return request.accept_mimetypes.best == "application/json" \
+        or request.args.get("format") == "json"
+
+

@@ -1,0 +1,115 @@
+"""Read API: benchmarks, boards (JSON with pagination, CSV), modality boards, OpenAPI document.
+
+Public and unauthenticated (the boards are public pages). Response bodies of board pages are
+cached with the boards (`leaderboard.server.boards.service.get_cache`), cleared by `invalidate_boards`.
+"""
+from __future__ import annotations
+
+from flask import Response, current_app, json, jsonify, url_for
+
+from leaderboard.server.boards import service as boards
+from leaderboard.server.csvsafe import to_csv
+from leaderboard.server.web.api import bp
+from leaderboard.server.web.public import board_args, lazy_session, page_args, paginate
+
+_PUBLIC_INFO = ("key", "title", "version", "tasks", "modalities", "splits", "metrics",
+                "private_revealed", "submissions_open")
+
+
+def _public(info: dict) -> dict:
+    return {k: info[k] for k in _PUBLIC_INFO}
+
+
+def _json(body: str) -> Response:
+    return Response(body, mimetype="application/json")
+
+
+@bp.get("/benchmarks")
+def list_benchmarks():
+    """Every benchmark: tasks, modalities, splits and metric declarations."""
+    infos = boards.list_benchmark_infos(lazy_session)
+    return jsonify({"benchmarks": [_public(i) for i in infos]})
+
+
+@bp.get("/benchmarks/<key>")
+def get_benchmark(key: str):
+    """One benchmark with the URL of each of its boards."""
+    info = boards.benchmark_info(lazy_session, key)
+    links = [{"task": t["key"], "split": s,
+              "url": url_for("api.board_json", key=key, task=t["key"], split=s),
+              "csv": url_for("api.board_csv", key=key, task=t["key"], split=s)}
+             for t in info["tasks"] for s in info["splits"]]
+    return jsonify({**_public(info), "boards": links})
+
+
+@bp.get("/boards/<key>/<task>/<split>")
+def board_json(key: str, task: str, split: str):
+    """One page of a board. Query: modality, slice, mode (team|all), page, per_page."""
+    args = board_args(key, task, split)
+    page, per_page = page_args()
+    b = boards.board(lazy_session, **args)
+
+    def compute() -> str:
+        body = {k: v for k, v in b.items() if k != "rows"}
+        body.update(paginate(b["rows"], page, per_page))
+        return json.dumps(body)
+
+    cache_key = ("board_json", task, split, args["modality"], b["slice_key"], args["mode"],
+                 page, per_page)
+    return _json(boards.get_cache().get_or_compute(key, cache_key, compute))
+
+
+@bp.get("/boards/<key>/<task>/<split>.csv")
+def board_csv(key: str, task: str, split: str):
+    """The whole board as CSV (formula-safe cells). Query: modality, slice, mode."""
+    args = board_args(key, task, split)
+    b = boards.board(lazy_session, **args)
+
+    def compute() -> str:
+        cols = b["columns"]
+        header = ["rank", "team", "method", "submission_id", "baseline", "disqualified",
+                  "submitted_at"]
+        for c in cols:
+            header += [c["metric"], f"{c['metric']}_ci_low", f"{c['metric']}_ci_high",
+                       f"{c['metric']}_n"]
+        rows = []
+        for r in b["rows"]:
+            row = [r["rank"], r["team"]["name"], r["method_name"], r["submission_id"],
+                   r["baseline_kind"] if r["is_baseline"] else "",
+                   r["disqualified_reason"] or "", r["created_at"]]
+            for c in cols:
+                v = r["values"][c["metric"]]
+                row += [v["value"], v["ci_low"], v["ci_high"], v["n"]]
+            rows.append(row)
+        return to_csv(rows, header=header)
+
+    cache_key = ("board_csv", task, split, args["modality"], b["slice_key"], args["mode"])
+    body = boards.get_cache().get_or_compute(key, cache_key, compute)
+    name = "-".join(filter(None, [key, task, split, args["modality"], args["mode"]]))
+    return Response(body, mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="{name}.csv"'})
+
+
+@bp.get("/modalities")
+def list_modalities():
+    """The modalities that have a board, with their URLs."""
+    ms = boards.modalities(lazy_session)
+    return jsonify({"modalities": [{"modality": m,
+                                    "url": url_for("api.modality_json", modality=m)}
+                                   for m in ms]})
+
+
+@bp.get("/modalities/<modality>")
+def modality_json(modality: str):
+    """The per-modality board: each team's headline per task and the mean-rank aggregate."""
+    return jsonify(boards.modality_board(lazy_session, modality))
+
+
+@bp.get("/openapi.json")
+def openapi():
+    """This API's OpenAPI 3.1 document."""
+    from leaderboard.server.web.api.openapi import build_document
+    doc = current_app.extensions.get("lb_openapi")
+    if doc is None:
+        doc = current_app.extensions["lb_openapi"] = build_document(current_app)
+    return jsonify(doc)

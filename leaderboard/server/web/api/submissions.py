@@ -1,0 +1,52 @@
+"""``/api/v1/submissions``: upload (multipart), status, and the caller's team's list."""
+from __future__ import annotations
+
+from flask import jsonify, request, url_for
+
+from leaderboard.server.db import get_session
+from leaderboard.server.services import ServiceError, submissions
+from leaderboard.server.web.api import api_user, bp
+
+
+@bp.post("/submissions")
+def create_submission():
+    """Multipart fields: file, benchmark, split, method_name, description, paper_url,
+    code_url, is_public. Answers 202 with the status document (poll ``status_url``)."""
+    from leaderboard.server.web.submit import accept_upload
+
+    user = api_user()
+    sub = accept_upload(user, request.form, request.files)
+    body = submissions.status_dict(sub, owner=True)
+    body["status_url"] = url_for("api.get_submission", submission_id=sub.id, _external=True)
+    resp = jsonify(body)
+    resp.status_code = 202
+    resp.headers["Location"] = body["status_url"]
+    return resp
+
+
+@bp.get("/submissions/<int:submission_id>")
+def get_submission(submission_id: int):
+    user = api_user(required=False)
+    sub = submissions.get_submission(get_session(), submission_id, user)
+    body = submissions.status_dict(sub, owner=submissions.is_owner(sub, user))
+    body["failure_lines"] = (submissions.failure_lines(sub)
+                             if submissions.is_owner(sub, user) else [])
+    if sub.kind == "container" and submissions.is_owner(sub, user):
+        from leaderboard.server.models.containers import container_status
+        body["container"] = container_status(sub, privileged=bool(user.is_admin))
+    return jsonify(body)
+
+
+@bp.get("/submissions")
+def list_submissions():
+    """The caller's team's submissions (``?mine``, the only listing for now), newest first."""
+    user = api_user()
+    if user.team_id is None:
+        raise ServiceError("you are not in a team, so you have no submissions", status=404,
+                           code="not_found")
+    try:
+        limit = min(max(int(request.args.get("limit", 50)), 1), 200)
+    except ValueError:
+        raise ServiceError(f"limit must be an integer, got {request.args['limit']!r}") from None
+    subs = submissions.team_submissions(get_session(), user.team_id, limit=limit)
+    return jsonify({"submissions": [submissions.status_dict(s, owner=True) for s in subs]})

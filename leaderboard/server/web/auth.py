@@ -1,0 +1,87 @@
+"""Register, log in, log out (Flask-Login sessions; login attempts rate-limited)."""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
+from flask_login import current_user, login_required, login_user, logout_user
+
+from leaderboard.server.access import audit
+from leaderboard.server.db import get_session
+from leaderboard.server.services import ServiceError, accounts
+from leaderboard.server.web.extensions import limiter
+
+bp = Blueprint("auth", __name__)
+
+
+def _safe_next(target: str | None) -> str | None:
+    """Only same-site relative paths (no open redirects)."""
+    if not target:
+        return None
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
+        return None
+    return target
+
+
+@bp.route("/register", methods=["GET", "POST"])
+def register():
+    if current_user.is_authenticated:
+        return redirect(url_for("team.index"))
+    form = {"email": "", "display_name": ""}
+    problems: list = []
+    if request.method == "POST":
+        form = {"email": request.form.get("email", ""),
+                "display_name": request.form.get("display_name", "")}
+        session = get_session()
+        try:
+            user = accounts.register(session, password=request.form.get("password", ""), **form)
+            session.flush()
+            audit.record(session, user, "auth.register", f"user:{user.id}",
+                         {"email": user.email}, audit.request_ip())
+            session.commit()
+        except ServiceError as exc:
+            session.rollback()
+            problems = [p.as_dict() for p in exc.problems.items] or [
+                {"field": None, "message": exc.message}]
+            return render_template("auth/register.html", form=form, problems=problems,
+                                   message=exc.message), exc.status
+        login_user(user)
+        flash("Welcome! Create a team or join one with an invite code to start submitting.")
+        return redirect(url_for("team.index"))
+    return render_template("auth/register.html", form=form, problems=problems, message=None)
+
+
+def _login_limit() -> str:
+    return current_app.config["LOGIN_RATE_LIMIT"]
+
+
+@bp.route("/login", methods=["GET", "POST"])
+@limiter.limit(_login_limit, methods=["POST"])
+def login():
+    if current_user.is_authenticated:
+        return redirect(url_for("team.index"))
+    email = ""
+    if request.method == "POST":
+        email = request.form.get("email", "")
+        session = get_session()
+        user = accounts.authenticate(session, email=email,
+                                     password=request.form.get("password", ""))
+        if user is None:
+            audit.record(session, None, "auth.login_failed", "",
+                         {"email": accounts.normalize_email(email)}, audit.request_ip())
+            session.commit()
+            return render_template("auth/login.html", email=email,
+                                   error="wrong email or password"), 401
+        session.commit()  # a rehashed password, if the parameters were raised
+        login_user(user, remember=bool(request.form.get("remember")))
+        return redirect(_safe_next(request.args.get("next")) or url_for("team.index"))
+    return render_template("auth/login.html", email=email, error=None)
+
+
+@bp.route("/logout", methods=["POST"])
+@login_required
+def logout():
+    logout_user()
+    flash("You are logged out.")
+    return redirect(url_for("auth.login"))

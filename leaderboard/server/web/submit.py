@@ -1,0 +1,128 @@
+"""The upload form (with a progress bar) and "my submissions" (live status, failure reasons)."""
+from __future__ import annotations
+
+from flask import (
+    Blueprint,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask_login import current_user, login_required
+
+from leaderboard.core.errors import ProblemList
+from leaderboard.server.access import audit
+from leaderboard.server.db import get_session
+from leaderboard.server.jobs.containers import enqueue_container
+from leaderboard.server.jobs.scoring import enqueue_scoring
+from leaderboard.server.models import Submission
+from leaderboard.server.services import ServiceError, benchmarks, submissions
+from leaderboard.server.web.errors import wants_json
+
+bp = Blueprint("submit", __name__)
+
+_FIELDS = ("benchmark", "split", "method_name", "description", "paper_url", "code_url")
+
+
+def _flag(value: str | None, default: bool) -> bool:
+    if value is None:
+        return default
+    return value.strip().lower() in ("1", "true", "yes", "on", "public")
+
+
+def accept_upload(user, form, files) -> Submission:
+    """Shared by the web form and ``POST /api/v1/submissions``: store, commit, enqueue.
+
+    Raises ServiceError (the error handlers turn it into a readable page or JSON).
+    """
+    upload = files.get("file")
+    if upload is None or not upload.filename:
+        problems = ProblemList()
+        problems.add("attach the predictions file (JSONL or JSONL.gz)", field="file")
+        raise ServiceError("no file was uploaded", problems)
+    cfg = current_app.config
+    session = get_session()
+    values = {k: (form.get(k) or "") for k in _FIELDS}
+    if not values["benchmark"]:
+        problems = ProblemList()
+        problems.add("required", field="benchmark")
+        raise ServiceError("choose a benchmark", problems)
+    kind = (form.get("kind") or "predictions").strip()
+    if kind == "container":  # a detector image (issue 5): inspected now, run on the gpu queue
+        from harness import Limits
+        from leaderboard.server.services.container_intake import create_container_submission
+        sub = create_container_submission(
+            session, user=user, stream=upload.stream, data_dir=cfg["DATA_DIR"],
+            max_bytes=cfg["MAX_IMAGE_MB"] * 1024 * 1024, default_quota=cfg["DAILY_QUOTA"],
+            limits=Limits.from_mapping(cfg), is_public=_flag(form.get("is_public"), True),
+            **values)
+    elif kind == "predictions":
+        sub = submissions.create_submission(
+            session, user=user, stream=upload.stream, data_dir=cfg["DATA_DIR"],
+            max_bytes=cfg["MAX_UPLOAD_MB"] * 1024 * 1024, default_quota=cfg["DAILY_QUOTA"],
+            is_public=_flag(form.get("is_public"), True), **values)
+    else:
+        problems = ProblemList()
+        problems.add(f"must be 'predictions' or 'container', got {kind[:40]!r}", field="kind")
+        raise ServiceError("unknown submission kind", problems)
+    session.flush()
+    audit.record(session, user, "submission.create", f"submission:{sub.id}",
+                 {"benchmark": values["benchmark"], "split": sub.split, "kind": sub.kind,
+                  "sha256": sub.file_sha256, "size": sub.file_size}, audit.request_ip())
+    session.commit()  # the row exists before anything is enqueued: it can never be lost
+    if sub.kind == "container":
+        if sub.status == "received":  # a rejected tarball is already failed
+            enqueue_container(sub.id)
+    else:
+        enqueue_scoring(sub.id)
+    session.refresh(sub)
+    return sub
+
+
+def _team_quotas(session, benches) -> dict:
+    """{benchmark key: today's quota status} for the current user's team ({} without a team)."""
+    if current_user.team_id is None:
+        return {}
+    return {b.key: submissions.quota_status(session, current_user.team_id, b,
+                                            default=current_app.config["DAILY_QUOTA"])
+            for b in benches}
+
+
+@bp.get("/submit")
+@login_required
+def form():
+    session = get_session()
+    benches = [b for b in benchmarks.list_benchmarks(session) if b.submissions_open]
+    return render_template("submit/form.html", benchmarks=benches,
+                           quotas=_team_quotas(session, benches),
+                           selected=request.args.get("benchmark", ""),
+                           max_mb=current_app.config["MAX_UPLOAD_MB"])
+
+
+@bp.post("/submit")
+@login_required
+def upload():
+    sub = accept_upload(current_user, request.form, request.files)
+    status_url = url_for("api.get_submission", submission_id=sub.id)
+    if wants_json():
+        return jsonify({**submissions.status_dict(sub, owner=True),
+                        "status_url": status_url,
+                        "mine_url": url_for("submit.mine")}), 202
+    flash(f"Submission {sub.id} received; its status updates below.")
+    return redirect(url_for("submit.mine"))
+
+
+@bp.get("/submissions/mine")
+@login_required
+def mine():
+    session = get_session()
+    subs = []
+    quotas = {}
+    if current_user.team_id is not None:
+        subs = submissions.team_submissions(session, current_user.team_id)
+        quotas = _team_quotas(session, benchmarks.list_benchmarks(session))
+    return render_template("submit/mine.html", submissions=subs, quotas=quotas,
+                           failure_lines=submissions.failure_lines)
