@@ -1,24 +1,10 @@
 """The CLI client against a live server (werkzeug in a thread, jobs inline)."""
 from __future__ import annotations
 
-import threading
-
 import pytest
 from click.testing import CliRunner
-from werkzeug.serving import make_server
 
 from leaderboard import client as lbclient
-
-
-@pytest.fixture
-def live_server(app):
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(10)
-    server.server_close()
 
 
 @pytest.fixture
