@@ -3,13 +3,14 @@
 Status machine (the database is the truth; queues only carry work)::
 
     received -> queued -> scoring -> scored
-                  ^          |   \\-> failed  (invalid file: counts toward the quota)
+                  ^          |   \\-> failed  (invalid file: refunded; only scored work counts)
                   |          |    \\-> failed  (platform error / too many attempts: refunded)
                   +----------+  transient error, or the reconciler re-queues a stuck one
 
 Quotas are per team, benchmark and UTC day, taken atomically in the same transaction that inserts
 the submission row (a conditional ``UPDATE ... WHERE count < limit``), so concurrent uploads can
-never exceed them. Invalid files count; platform failures are refunded (`refund_quota`).
+never exceed them. The unit is a reservation: a file that fails validation and every platform
+failure give it back (`refund_quota`), so only scored work (or a container that ran) counts.
 """
 from __future__ import annotations
 
