@@ -1,0 +1,90 @@
+"""How to take part (issue 12): the starter kit and a sample submission per task and split.
+
+A sample submission is a complete, valid predictions file for one task of one split (random
+answers for every item id of that task), so a team sees the exact format the scorer accepts and
+can upload it as a first test. It names the split's item ids, so it is gated like the split's
+``items.jsonl`` (`leaderboard.server.access.gate.can_access` "items"). Files are made once per
+pack version and kept under ``DATA_DIR/samples``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+from flask import Blueprint, abort, current_app, render_template, send_file
+from flask_login import current_user
+
+from leaderboard.server.access.downloads import DownloadRefused
+from leaderboard.server.access.gate import can_access
+from leaderboard.server.config import REPO_ROOT
+from leaderboard.server.db import get_session
+from leaderboard.server.services import NotFound
+from leaderboard.server.services.benchmarks import get_benchmark
+
+bp = Blueprint("participate", __name__)
+
+STARTER_DIR = REPO_ROOT / "docker" / "starter"
+STARTER_FILES = ("README.md", "Dockerfile", "detect.py", "requirements.txt", "make_tiny_model.py")
+
+
+@bp.get("/starter-kit")
+def starter_kit():
+    from leaderboard.server.web.public import render_markdown
+
+    readme = (STARTER_DIR / "README.md").read_text(encoding="utf-8")
+    return render_template("participate/starter.html", readme=render_markdown(readme),
+                           files=[f for f in STARTER_FILES if (STARTER_DIR / f).is_file()])
+
+
+@bp.get("/starter-kit/<name>")
+def starter_file(name: str):
+    if name not in STARTER_FILES or not (STARTER_DIR / name).is_file():
+        abort(404, description=f"no starter-kit file {name!r}; files: {list(STARTER_FILES)}")
+    return send_file(STARTER_DIR / name, mimetype="text/plain", as_attachment=True,
+                     download_name=name)
+
+
+def sample_rows(pack, split: str, task: str):
+    """Random but valid predictions for every item of ``task`` in ``split``."""
+    from leaderboard.core.baselines import baseline_rows
+
+    task_of = pack.items(split).decoded("task")
+    for i, row in enumerate(baseline_rows(pack, split, "random", seed=0)):
+        if str(task_of[i]) == task:
+            yield row
+
+
+def example_line(pack, split: str, task: str) -> str:
+    """One row of the sample with its id replaced by a placeholder (shown to everyone)."""
+    for row in sample_rows(pack, split, task):
+        return orjson.dumps({**row, "id": "<item id>"}).decode()
+    return ""
+
+
+@bp.get("/benchmarks/<key>/sample/<split>/<task>.jsonl")
+def sample(key: str, split: str, task: str):
+    from leaderboard.core.packs import load_pack
+
+    session = get_session()
+    bench = get_benchmark(session, key)
+    meta = bench.meta_json or {}
+    if split not in meta.get("splits", []) or task not in [t["key"] for t in
+                                                           meta.get("tasks", [])]:
+        raise NotFound(f"{key} has no split {split!r} or task {task!r}; splits: "
+                       f"{meta.get('splits')}, tasks: {[t['key'] for t in meta.get('tasks', [])]}")
+    user = current_user if current_user.is_authenticated else None
+    decision = can_access(session, user, bench, "items")
+    if not decision:
+        raise DownloadRefused(f"a sample names the split's item ids: {decision.reason}")
+    out = Path(current_app.config["DATA_DIR"]) / "samples" / \
+        f"{key}-{bench.version}-{bench.agreement_version[:8]}-{split}-{task}.jsonl"
+    if not out.is_file():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_suffix(".tmp")
+        pack = load_pack(bench.pack_path)
+        with open(tmp, "wb") as fh:
+            for row in sample_rows(pack, split, task):
+                fh.write(orjson.dumps(row) + b"\n")
+        tmp.replace(out)
+    return send_file(out, mimetype="application/x-ndjson", as_attachment=True,
+                     download_name=f"{key}-{split}-{task}-sample.jsonl")
