@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
-from flask import Blueprint, abort, current_app, render_template, send_file
+from flask import Blueprint, abort, current_app, render_template, send_file, url_for
 from flask_login import current_user
 
 from leaderboard.server.access.downloads import DownloadRefused
@@ -25,6 +25,45 @@ bp = Blueprint("participate", __name__)
 
 STARTER_DIR = REPO_ROOT / "docker" / "starter"
 STARTER_FILES = ("README.md", "Dockerfile", "detect.py", "requirements.txt", "make_tiny_model.py")
+
+
+def participation(session, key: str) -> dict:
+    """What the "Participate" box on a benchmark page says to this visitor: each step of
+    sign in -> team -> agreement -> access -> download -> submit, with where they stand, the
+    sample-submission links (per task and split), the format of one row, and the challenge."""
+    from leaderboard.core.packs import load_pack
+    from leaderboard.server.access.gate import latest_request
+    from leaderboard.server.services import challenges
+
+    bench = get_benchmark(session, key)
+    meta = bench.meta_json or {}
+    user = current_user if current_user.is_authenticated else None
+    decision = can_access(session, user, bench, "items")
+    req = latest_request(session, user.id, bench.id) if user is not None else None
+    signed = req is not None and req.agreement_version == bench.agreement_version \
+        and req.status in ("pending", "approved")
+    def make_examples():
+        try:
+            pack = load_pack(bench.pack_path)
+            return {t["key"]: example_line(pack, meta.get("splits", ["dev"])[0], t["key"])
+                    for t in meta.get("tasks", [])}
+        except Exception:  # noqa: BLE001 - the box still shows the steps without a format line
+            return {}
+
+    from leaderboard.server.boards.cache import get_cache
+    examples = get_cache().get_or_compute(key, ("example_rows", bench.version), make_examples)
+    now = challenges.utcnow()
+    ch = challenges.covering(session, bench.id, now) or next(
+        (c for c in challenges.list_challenges(session, bench)
+         if c.finalized_at is None and c.phases and challenges.window(c)[0] > now), None)
+    return {"user": user, "team": user.team if user is not None else None,
+            "signed": signed, "request": req, "access": decision,
+            "open": bench.submissions_open, "examples": examples,
+            "challenge": challenges.describe(ch, now) if ch is not None else None,
+            "countdown": challenges.countdown_target(ch, now) if ch is not None else None,
+            "samples": [{"task": t, "split": s,
+                         "url": url_for("participate.sample", key=key, split=s, task=t["key"])}
+                        for s in meta.get("splits", []) for t in meta.get("tasks", [])]}
 
 
 @bp.get("/starter-kit")
