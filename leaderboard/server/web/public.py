@@ -119,10 +119,17 @@ def home():
 def _leaders(session, info: dict) -> list[dict]:
     """Per task, on the held-out split's board: the leading team (with its CI and n) and the
     baselines as reference rows, so a fresh install is never an empty page (issue 12)."""
-    split = boards.board_split(info) or "test"
+    preferred = boards.board_split(info) or "test"
     out = []
     for t in info["tasks"]:
-        b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split)
+        # the held-out split's board, else the first split that has rows at all
+        for split in [preferred, *[s for s in info["splits"] if s != preferred]]:
+            b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split)
+            if b["rows"]:
+                break
+        else:
+            split = preferred
+            b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split)
         col = next((c for c in b["columns"] if c["metric"] == b["primary"]), None)
         ranked = [r for r in b["rows"] if r.get("rank") is not None]
 
