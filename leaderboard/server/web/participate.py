@@ -68,10 +68,13 @@ def participation(session, key: str) -> dict:
 
 @bp.get("/starter-kit")
 def starter_kit():
-    from leaderboard.server.web.public import render_markdown
+    import markdown
+    import nh3
+    from markupsafe import Markup
 
     readme = (STARTER_DIR / "README.md").read_text(encoding="utf-8")
-    return render_template("participate/starter.html", readme=render_markdown(readme),
+    html = nh3.clean(markdown.markdown(readme, extensions=["tables", "fenced_code"]))
+    return render_template("participate/starter.html", readme=Markup(html),
                            files=[f for f in STARTER_FILES if (STARTER_DIR / f).is_file()])
 
 
