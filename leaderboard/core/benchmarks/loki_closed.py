@@ -114,9 +114,9 @@ def _balanced(task: str, ok, fake, key, modality, subcategory, ctx: ScoringConte
             # one authors' type whose fakes are exactly this subcategory's fakes
             if groups.size == 1 and (code[in_m & fake] == groups[0]).sum() == rows.sum():
                 g = int(groups[0])
-                n = int(cells.fake_n[g] + (cells.real_n[g] if cells.real_n[g] else 0))
-                out.append(record({"modality": m, "subcategory": s}, np.arange(len(cells.keys))
-                                  == g, n))
+                out.append(record({"modality": m, "subcategory": s},
+                                  np.arange(len(cells.keys)) == g,
+                                  int(cells.fake_n[g] + cells.real_n[g])))
     return out
 
 
