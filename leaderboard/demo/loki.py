@@ -285,8 +285,9 @@ period their stripping removes) and counts 1/2; "Answer: B" and "USA." read B an
 followed by a space anywhere); an exact option text is their answer *text*, which never equals the
 letter, so it is wrong; "Not sure" is "no". No more lenient reading is offered.
 
-The authors' submission format `{{"model": ..., "responses": [...]}}` (what `run.py
---predict_only` writes) is accepted, aligned by the authors' file and index: add
+In a pack built from the authors' release, their submission format `{{"model": ...,
+"responses": [...]}}` (what `run.py --predict_only` writes) is accepted, aligned by the authors'
+file and index: add
 `"source": "image/true_or_false.json"` (the file's path under `data_json`); without it the file is
 the only one of that length. One document per line answers several files at once. A list that
 cannot be aligned (wrong length, unknown file, several possible files) is refused with the reason.
