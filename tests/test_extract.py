@@ -25,16 +25,19 @@ def test_loki_yes_no(text, expected):
 OPTS = {"A": "The first image", "B": "The second image"}
 
 
+# Expectations are what the authors' parse_multi_choice_response returns (see
+# tests/conformance/test_loki_parsers.py for the full table and its provenance); NOT_AN_OPTION is
+# their option-text answer, None their random fallback.
 @pytest.mark.parametrize("text, expected", [
     ("(A)", "A"), ("**B**", "B"), ("B.", "B"), ("A is the AI-generated one", "A"),
     ("A", "A"), (" B \n", "B"),                            # a bare letter
     ("(A) looks real, so the answer is (B)", "B"),         # several: the last one mentioned
-    ("**B** ... on reflection A.", "A"),
+    ("**B** ... on reflection A.", "B"),                   # "**B**" outranks the later "A"
     ("The answer is (C)", None),                           # not an option
-    ("Answer: B", None),                                   # "B" with no marker is not a marker
-    ("The second image is generated.", "B"),               # option text, exactly one
-    ("the first image, not the second image", None),       # both option texts appear
-    ("USA.", None),                                        # "A." inside a word does not count
+    ("Answer: B", "B"),                                    # "B " (padded) anywhere counts
+    ("The second image is generated.", X.NOT_AN_OPTION),   # option text: their answer is the text
+    ("the first image, not the second image", "B"),        # >5 words: last option text, lower-cased
+    ("USA.", "A"),                                         # "A" + padding space inside a word
     ("a.", None),                                          # lower-case letters are not markers
     ("", None),
 ])

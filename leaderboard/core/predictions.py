@@ -25,7 +25,8 @@ import numpy as np
 import orjson
 
 from leaderboard.core.benchmarks.base import KIND_FIELDS
-from leaderboard.core.errors import PredictionError, ProblemList
+from leaderboard.core.errors import LeaderboardError, PredictionError, ProblemList
+from leaderboard.core.extract import NOT_AN_OPTION
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 MASK_BATCH = 4096
@@ -52,6 +53,7 @@ class PredictionSet:
     covered: list[tuple[str, str]] = field(default_factory=list)  # (task, modality) blocks
     rows: int = 0
     unparsable: int = 0
+    notes: list[str] = field(default_factory=list)   # e.g. how the authors' format was aligned
 
 
 class _Lines:
@@ -279,6 +281,9 @@ class _Collector:
         self.col("from_response", bool, False)[i] = from_resp
         if ans is None:
             return
+        if from_resp and ans == NOT_AN_OPTION:  # parsed, but to no option: wrong, not unparsable
+            col[i] = NOT_AN_OPTION
+            return
         opts = self.options(i)
         v = ans.strip().upper() if isinstance(ans, str) else None
         if v not in opts:
@@ -350,38 +355,39 @@ class _Collector:
             self.cols["self_mapped"][i] = True
 
 
-def _offline_rows(pack, split: str, doc: dict, problems: ProblemList) -> list[dict] | None:
-    """Map the authors' ``{"model", "responses": [...]}`` format (LOKI) onto item ids by order."""
-    responses = doc.get("responses")
-    if not isinstance(responses, list):
-        problems.add('the offline format needs a "responses" list', field="responses")
-        return None
-    items = pack.items(split)
-    task_of = items.decoded("task")
-    by_task = {t.key: np.flatnonzero(task_of == t.key) for t in pack.tasks}
-    task = doc.get("task")
-    if task is None:
-        fits = [k for k, rows in by_task.items() if len(rows) == len(responses)]
-        if len(fits) != 1:
-            problems.add(f"{len(responses)} responses match {len(fits)} tasks by count "
-                         f"({ {k: len(v) for k, v in by_task.items()} }); add \"task\"",
-                         field="task")
-            return None
-        task = fits[0]
-    if task not in by_task or len(by_task[task]) != len(responses):
-        problems.add(f"task {str(task)[:40]!r} has {len(by_task.get(task, []))} items in "
-                     f"{split}, the file has {len(responses)} responses", field="responses")
-        return None
-    return [{"id": str(items.ids[i]), "response": r} for i, r in zip(by_task[task], responses)]
+def _authors_format(pack, split: str, docs: list, labels, col: _Collector,
+                    problems: ProblemList) -> tuple[int, list[str]]:
+    """Add the rows of the authors' documents (`leaderboard.core.authors_format`)."""
+    from leaderboard.core.authors_format import authors_rows
+
+    if labels is None:
+        try:
+            labels = pack.labels(split)
+        except (OSError, LeaderboardError):
+            problems.add("the authors' format is aligned through the split's hidden labels, "
+                         "which this copy of the pack does not have; submit it to the server",
+                         field="responses")
+            return 0, []
+    rows, notes = authors_rows(pack, split, docs, labels, problems)
+    for r in rows:
+        col.add(None, r)
+    return len(rows), notes
 
 
 def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes], *,
-                         progress: Callable[[int], None] | None = None) -> PredictionSet:
-    """Validate a predictions file against ``pack``'s ``split``; raise `PredictionError`."""
+                         labels=None, progress: Callable[[int], None] | None = None
+                         ) -> PredictionSet:
+    """Validate a predictions file against ``pack``'s ``split``; raise `PredictionError`.
+
+    ``labels``: the split's compiled hidden labels (the server's decrypted copy); only the authors'
+    format reads them (to align responses by file and index); default: the pack's labels file.
+    """
     problems = ProblemList()
     col = _Collector(pack, split, problems)
     rows = 0
     stopped_at = None
+    docs: list | None = None   # the authors' documents, when the file is in their format
+    offline = pack.benchmark.accepts_offline_format
     if pack.key == "tridf" and _is_zip(source):
         return _validate_zip(pack, split, source, col, problems)
     try:
@@ -408,28 +414,26 @@ def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes]
                 row = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:
                 # a pretty-printed {"model", "responses"} document starts with a lone "{"
-                if first and raw.strip() == b"{" and pack.benchmark.accepts_offline_format:
+                if first and raw.strip() == b"{" and offline:
                     rest = raw + _read_capped(lines, MAX_OFFLINE_BYTES)
                     try:
                         doc = orjson.loads(rest)
                     except orjson.JSONDecodeError:
                         doc = None
                     if isinstance(doc, dict) and "responses" in doc:
-                        for r in _offline_rows(pack, split, doc, problems) or ():
-                            col.add(None, r)
-                            rows += 1
+                        docs = [(None, doc)]
                         break
                 msg = str(exc)
                 problems.add("invalid UTF-8" if "UTF-8" in msg or "utf-8" in msg
                              else f"not valid JSON ({msg.split(':')[0][:120]})", line=n)
                 continue
-            if first and isinstance(row, dict) and "responses" in row and "id" not in row \
-                    and pack.benchmark.accepts_offline_format:
-                for r in _offline_rows(pack, split, row, problems) or ():
-                    col.add(None, r)
-                    rows += 1
-                break
+            if first and offline and isinstance(row, dict) and "responses" in row \
+                    and "id" not in row:
+                docs = []   # the authors' documents, one per line, from here on
             first = False
+            if docs is not None:
+                docs.append((n, row))
+                continue
             if not isinstance(row, dict):
                 problems.add("each line must be a JSON object", line=n)
                 continue
@@ -444,6 +448,9 @@ def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes]
     finally:
         for h in owned:
             h.close()
+    notes: list[str] = []
+    if docs is not None and not problems:
+        rows, notes = _authors_format(pack, split, docs, labels, col, problems)
     if rows == 0 and not problems:
         problems.add("the file has no predictions")
     col.flush_masks()
@@ -457,7 +464,8 @@ def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes]
         raise _with_unknown(PredictionError(
             f"{_unknown_summary(col, rows, split)}{problems.total} problem(s) in the predictions "
             "file", problems), col)
-    return PredictionSet(col.n, col.present, _finish(pack, col), covered, rows, col.unparsable)
+    return PredictionSet(col.n, col.present, _finish(pack, col), covered, rows, col.unparsable,
+                         notes)
 
 
 def _unknown_summary(col: _Collector, rows: int, split: str) -> str:
