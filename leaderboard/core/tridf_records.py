@@ -17,8 +17,6 @@ For a pack built from the TRIDENT data (no ``question_files``), records are foun
 """
 from __future__ import annotations
 
-from pathlib import PureWindowsPath
-
 #: rows produced from an authors' record carry only these fields
 KEPT = ("response",)
 
@@ -36,6 +34,7 @@ class AuthorsRecords:
         files = pack.meta.extras.get("question_files")
         self.files = set(files) if isinstance(files, list) else None
         self.here = pack.items(split).index
+        self._names: dict[str, tuple[str, str]] = {}
         self.elsewhere: set[str] = set()
         for other in pack.splits:
             if other != split:
@@ -53,6 +52,15 @@ class AuthorsRecords:
             return None, f"names question {rid!r}, which is not in this TriDF pack"
         return {"id": rid, **{k: row[k] for k in KEPT if k in row}}, None
 
+    def _name(self, path: str) -> tuple[str, str]:
+        """(base name, stem) of a question file path, ``/`` or ``\\`` separated (cached: an
+        output has one path per question file)."""
+        if path not in self._names:
+            name = path.replace("\\", "/").rsplit("/", 1)[-1]
+            dot = name.rfind(".")
+            self._names[path] = (name, name[:dot] if 0 < dot < len(name) - 1 else name)
+        return self._names[path]
+
     def _id(self, row: dict) -> tuple[str | None, str | None]:
         sample = row.get("sample") if isinstance(row.get("sample"), dict) else {}
         if self.files is None:  # TRIDENT: the kit's _extract_question_id order
@@ -60,15 +68,16 @@ class AuthorsRecords:
         else:
             qfile, qindex = row.get("question_file"), row.get("question_index")
             if qfile is not None and qindex is not None:
-                try:  # PureWindowsPath takes the base name of / and \\ paths alike
-                    name, index = PureWindowsPath(str(qfile)).name, int(qindex)
+                try:
+                    name, stem = self._name(str(qfile))
+                    index = int(qindex)
                 except (TypeError, ValueError):
-                    name = index = None
+                    name = None
                 if name is not None:
                     if name not in self.files:
                         return None, (f"question_file {name!r} is not one of this pack's "
                                       f"question files (e.g. {sorted(self.files)[:3]})")
-                    return f"{PureWindowsPath(name).stem}-{index}", None
+                    return f"{stem}-{index}", None
             keys = (sample.get("sample_id"), row.get("question_id"))
         for key in keys:
             text = str(key or "").strip()
