@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # loaded by path or as a module
-from benchmarks.conformance_lib._tridf_shared import (  # noqa: E402
+from benchmarks.conformance_lib._tridf_shared import (
     CASES,
     ROOT,
     Answers,
@@ -86,7 +86,12 @@ def _release(authors_dir: Path, dst: Path) -> Path:
         for f in sorted(src.glob("*.json")):
             shutil.copyfile(f, dst / "3_Benchmark" / d / f.name)
     shutil.copytree(FIXTURES, dst, dirs_exist_ok=True)
-    for key in _oeq_keys(dst):  # media stubs: their digests give the OEQ item ids
+    # media stubs for every sample (a release has all media or none): their digests give the
+    # OEQ item ids
+    keys = set(_oeq_keys(dst))
+    for d in QUESTION_DIRS.values():
+        keys |= {q["sample_path"] for _, _, q in _questions(dst / "3_Benchmark" / d)}
+    for key in sorted(keys):
         path = dst / "1_DATA" / key
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"conformance stub " + key.encode())

@@ -313,7 +313,8 @@ def _oeq_rows(truth: dict, listed: dict[str, str], samples: Samples, tasks: set,
         report.notes.append("oeq_a, oeq_b: skipped, the release has no ground-truth artifact "
                             "CSVs (TriDF's gated 2_GT_Final/<task>.csv)")
         return []
-    missing = sorted(t for t in tasks if t not in truth)
+    by_task = {normalize_key(t): tt for t, tt in truth.items()}
+    missing = sorted(t for t in tasks if t not in by_task)
     if missing:
         report.notes.append(f"OEQ of deepfake tasks {missing} skipped: no <task>.csv for them")
     members: dict[str, tuple[dict, list, list]] = {}
@@ -330,7 +331,7 @@ def _oeq_rows(truth: dict, listed: dict[str, str], samples: Samples, tasks: set,
     for key, cls in listed.items():
         if key not in members:
             s = samples.by_key[key]
-            tt = truth.get(s.get("task") or "")
+            tt = by_task.get(s.get("task") or "")
             unannotated += cls == "fake"
             members[key] = (s, [], tt.columns if tt else [])
     if unannotated:
