@@ -195,3 +195,14 @@ def test_malformed_release_names_file_and_record(release, tmp_path, edit, where)
         tridf.build(bad, tmp_path / "pack")
     assert where in str(exc.value)
     assert not (tmp_path / "pack").exists()
+
+
+def test_json_sample_lists_carry_the_authors_sample_ids(release, tmp_path):
+    root = tmp_path / "r"
+    shutil.copytree(release, root)
+    (root / "samples/aud_voice_cloning_real.txt").unlink()
+    write_json(root / "samples/aud_voice_cloning_real.json",
+               [{"sample_path": AUD_REAL, "sample_id": "s_0a1b"}])
+    tridf.build(root, tmp_path / "pack", dev_fraction=0.0)
+    labels = labels_of(tmp_path / "pack", "test")
+    assert labels["oeq_b/s_0a1b"]["label"] == "real"
