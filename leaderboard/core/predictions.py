@@ -34,6 +34,9 @@ MAX_TEXT_CHARS = 100_000
 MAX_DECOMPRESSED_BYTES = 8 * 1024**3
 #: past this many problems reading stops (a gzip bomb of bad lines must not keep a worker busy)
 STOP_AFTER_PROBLEMS = 100_000
+#: unknown ids kept to recognise a file meant for another benchmark or split
+UNKNOWN_SAMPLE = 200
+UTF8_BOM = b"\xef\xbb\xbf"
 #: the authors' offline format is one JSON document, parsed whole: keep it bounded
 MAX_OFFLINE_BYTES = 512 * 1024**2
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -126,6 +129,10 @@ class _Collector:
         if pack.key == "tridf":
             self.authors = AuthorsRecords(pack, split)
         self.pending_masks: list[tuple[int, int | None, object, list | None]] = []
+        #: rows whose id is not in the split, and the first of those ids (a file meant for
+        #: another benchmark or split is recognised from them: see `PredictionError.unknown_ids`)
+        self.unknown = 0
+        self.unknown_sample: list[str] = []
 
     def col(self, name: str, dtype, fill) -> np.ndarray:
         if name not in self.cols:
@@ -153,6 +160,9 @@ class _Collector:
         i = self.items.index.get(rid)
         if i is None:
             p.add(f"unknown id {rid[:80]!r} (not in this split)", line=n, field="id")
+            self.unknown += 1
+            if len(self.unknown_sample) < UNKNOWN_SAMPLE:
+                self.unknown_sample.append(rid[:200])
             return
         if self.present[i]:
             first = f"line {self.line[i]}" if self.line[i] else "an earlier row"
@@ -403,6 +413,8 @@ def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes]
             if raw is None:
                 problems.add(f"line longer than {MAX_LINE_BYTES} bytes", line=n)
                 continue
+            if n == 1 and raw.startswith(UTF8_BOM):
+                raw = raw[len(UTF8_BOM):]  # Windows editors write one; it is not an error
             if not raw.strip():
                 continue
             try:
@@ -449,13 +461,29 @@ def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes]
         problems.add("the file has no predictions")
     col.flush_masks()
     if stopped_at is not None:
-        raise PredictionError(f"{problems.total} problems in the first {stopped_at - 1} lines; "
-                              f"stopped reading at line {stopped_at}: fix the ones listed and "
-                              "submit again", problems)
+        raise _with_unknown(PredictionError(
+            f"{_unknown_summary(col, rows, split)}{problems.total} problems in the first "
+            f"{stopped_at - 1} lines; stopped reading at line {stopped_at}: fix the ones listed "
+            "and submit again", problems), col)
     covered = _coverage(pack, col, problems)
     if problems:
-        raise PredictionError(f"{problems.total} problem(s) in the predictions file", problems)
+        raise _with_unknown(PredictionError(
+            f"{_unknown_summary(col, rows, split)}{problems.total} problem(s) in the predictions "
+            "file", problems), col)
     return PredictionSet(col.n, col.present, _finish(pack, col), covered, rows, col.unparsable)
+
+
+def _unknown_summary(col: _Collector, rows: int, split: str) -> str:
+    """The line that comes before the list when ids are not in the split ("42 of 50 rows ...")."""
+    if not col.unknown:
+        return ""
+    return (f"{col.unknown} of {rows} rows have ids that are not in the {split} split of "
+            f"{col.pack.key}; ")
+
+
+def _with_unknown(err: PredictionError, col: _Collector) -> PredictionError:
+    err.unknown_ids = list(col.unknown_sample)
+    return err
 
 
 def _is_zip(source) -> bool:
