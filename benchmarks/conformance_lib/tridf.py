@@ -2,10 +2,11 @@
 
 ``compare(authors_dir, work)`` builds a pack from the authors' checkout in one ``build-pack``
 call (``3_Benchmark/benchmark_perception_tf/`` and ``benchmark_perception_mc/``: about 46,000
-questions) plus a small ground-truth fixture in the authors' ``2_GT_Final`` format
-(``tests/conformance/fixtures/tridf``: the gated CSVs are not public; its cells are the public
-true/false answers of the same samples), writes perfect, constant, random and adversarial
-free-text predictions in the authors' inference-output format, and scores them both ways:
+questions) plus a small hand-made ground-truth fixture in the authors' ``2_GT_Final`` format
+(``tests/conformance/fixtures/tridf``: the gated CSVs are not public; made-up samples of three
+of their tasks, a ``_com`` file, a ``question_id`` column), writes perfect, constant, random and
+adversarial free-text predictions in the authors' inference-output format, and scores them both
+ways:
 
 * TFQ and MCQ: the authors' ``score_perception_original.score`` on the prediction folder, ours on
   the same records (aligned by ``question_file`` and ``question_index``): accuracy and MCQ score,

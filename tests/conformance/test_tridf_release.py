@@ -1,9 +1,10 @@
 """TriDF end to end on the authors' file formats: build, their inference outputs in, their numbers out.
 
-The fixture (`tests.conformance.tridf_fixture`) holds excerpts of the authors' question files and
-ground truth in their ``2_GT_Final`` format. The PINNED numbers were derived by running the
-authors' scorers (j1anglin/TriDF at f041a19c4b292f83233a72b48e3241b4867c7ad7) on exactly these
-files and predictions, outside this repository:
+The fixture (`tests.conformance.tridf_fixture`) holds hand-made question files and ground truth in
+the authors' formats (``benchmark_perception_tf|mc``, ``2_GT_Final``; no content of theirs). The
+PINNED numbers were derived by running the authors' scorers (j1anglin/TriDF at
+f041a19c4b292f83233a72b48e3241b4867c7ad7) on exactly these files and predictions, outside this
+repository:
 ``score_perception_original.score`` (TFQ and MCQ "accuracy", overall and ``by_modality``),
 ``eval_accuracy.evaluate_file`` (type B, strict) and ``cal_score.CoverCalculator`` with
 ``build_combined_summary`` (macro_cover, macro_chair, hal_rate, macro_f_beta; the eval CSVs in
@@ -24,25 +25,23 @@ from leaderboard.core.packs import load_pack
 from leaderboard.core.scoring import score_predictions
 from tests.conformance import tridf_fixture as fx
 
-PINNED_TFQ = {"all": 0.23809523809523808, "audio": 0.14285714285714285,
-              "image": 0.35714285714285715, "video": 0.21428571428571427}
-PINNED_MCQ = {"all": 0.009803921568627456, "audio": -0.027777777777777773,
-              "image": 0.04761904761904762, "video": -0.01190476190476191}
-PINNED_TYPE_B_ACCURACY = 0.40625
+PINNED_TFQ = {"all": 0.19230769230769232, "audio": 0.2222222222222222,
+              "image": 0.21739130434782608, "video": 0.15}
+PINNED_MCQ = {"all": 0.030952380952380964, "audio": -0.04999999999999999,
+              "image": 0.14583333333333334, "video": -0.07142857142857141}
+PINNED_TYPE_B_ACCURACY = 0.4
 #: (task, modality or "all") -> (macro_cover, macro_chair, hal_rate, macro_f_beta)
 PINNED_OEQ = {
-    ("oeq_a", "all"): (0.5185185185185186, 0.6490740740740741, 0.8333333333333334,
-                       0.3435224333057151),
-    ("oeq_a", "audio"): (0.6, 0.6, 0.8, 0.4222222222222222),
-    ("oeq_a", "image"): (0.5277777777777778, 0.5444444444444445, 0.6666666666666666,
-                         0.38986013986013984),
-    ("oeq_a", "video"): (0.4523809523809524, 0.7738095238095238, 1.0, 0.2475902641758458),
-    ("oeq_b", "all"): (0.32870370370370366, 0.8101851851851852, 0.8888888888888888,
-                       0.1575727513227513),
-    ("oeq_b", "audio"): (0.6, 0.7, 0.8, 0.3111111111111111),
-    ("oeq_b", "image"): (0.2638888888888889, 0.7916666666666666, 0.8333333333333334,
-                         0.09837962962962964),
-    ("oeq_b", "video"): (0.19047619047619047, 0.9047619047619049, 1.0, 0.09863945578231291),
+    ("oeq_a", "all"): (0.36666666666666664, 0.7055555555555556, 0.9333333333333333,
+                       0.2931528166822285),
+    ("oeq_a", "audio"): (0.41666666666666663, 0.7083333333333334, 1.0, 0.3055555555555556),
+    ("oeq_a", "image"): (0.3055555555555555, 0.75, 1.0, 0.2579365079365079),
+    ("oeq_a", "video"): (0.4, 0.65, 0.8, 0.32549019607843144),
+    ("oeq_b", "all"): (0.2611111111111111, 0.8444444444444446, 0.9333333333333333,
+                       0.13767806267806268),
+    ("oeq_b", "audio"): (0.41666666666666663, 0.875, 1.0, 0.1388888888888889),
+    ("oeq_b", "image"): (0.16666666666666666, 0.9166666666666666, 1.0, 0.08333333333333333),
+    ("oeq_b", "video"): (0.25, 0.7333333333333334, 0.8, 0.20192307692307693),
 }
 
 
@@ -55,7 +54,7 @@ def release(tmp_path_factory) -> Path:
 def pack(release, tmp_path_factory):
     out = tmp_path_factory.mktemp("pack") / "pack"
     report = tridf.build(release, out, dev_fraction=0.0)
-    assert report.tasks == {"tfq": 42, "mcq": 34, "oeq_a": 23, "oeq_b": 32}
+    assert report.tasks == {"tfq": 52, "mcq": 35, "oeq_a": 18, "oeq_b": 25}
     p = load_pack(out)
     p.validate()
     return p

@@ -1,10 +1,14 @@
 """The TriDF conformance fixture and deterministic predictions in the authors' formats.
 
-``fixtures/tridf_release``: excerpts of the authors' question files (j1anglin/TriDF at f041a19,
-``3_Benchmark/benchmark_perception_tf|mc/``, records unchanged); ``fixtures/tridf``: ground truth
-in their ``2_GT_Final`` format for the same samples (cells from the public true/false answers;
-a ``_com`` file, a ``question_id`` column, "[ ]" and "[  ]" cells) and real-sample lists. Media
-are 1-line stubs under ``1_DATA/`` so that OEQ ids (``s-`` + file digest) are known.
+The fixture files are hand-made (made-up sample paths, generators, question wording, options,
+answers and ground truth), written in the authors' formats (j1anglin/TriDF at f041a19):
+``fixtures/tridf_release`` holds question files as ``3_Benchmark/benchmark_perception_tf|mc/``
+holds them (same fields and nesting, ids ``<stem>-<index>``, both key orders of the location
+MCQs, a repeated option, an E line worded their own way); ``fixtures/tridf`` holds ground truth in
+the gated ``2_GT_Final`` format as ``cal_score.py`` reads it (a ``_com`` file that replaces a
+base row, lacks base columns and adds one the base lacks, a ``question_id`` column, cells such
+as "[ ]", "[  ]", "NULL", "x") and real-sample lists (paths with and without ``real_``/``real-``).
+Media are 1-line stubs under ``1_DATA/`` so that OEQ ids (``s-`` + file digest) are known.
 The pinned numbers in the tests come from running the authors' scorers on exactly these files
 and predictions (outside this repository).
 """
@@ -28,15 +32,19 @@ KEY_OF = {a.name: a.key for a in TRIDF_ARTIFACTS}
 def make_release(dst: Path) -> Path:
     shutil.copytree(FIXTURES / "tridf_release", dst)
     shutil.copytree(FIXTURES / "tridf", dst, dirs_exist_ok=True)
-    for key in oeq_paths(dst):
+    for key in sample_paths(dst):
         path = dst / "1_DATA" / key
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"stub " + key.encode())
     return dst
 
 
-def oeq_paths(release: Path) -> list[str]:
+def sample_paths(release: Path) -> list[str]:
+    """Every sample the release names (a release has all media or none)."""
     keys = set()
+    for folder in (TF_DIR, MC_DIR):
+        for f in (release / folder).glob("*.json"):
+            keys |= {r["sample_path"] for r in json.loads(f.read_text(encoding="utf-8"))}
     for f in (release / "2_GT_Final").glob("*.csv"):
         with open(f, newline="", encoding="utf-8") as fh:
             keys |= {r["sample_path"] for r in csv.DictReader(fh)}
@@ -66,27 +74,26 @@ def perception_records(release: Path, folder: str, stride: int = 7) -> list[dict
 
 
 def oeq_samples(release: Path) -> list[dict]:
-    """Each OEQ sample: path, task, fake, ground-truth row (cells) and item uid."""
-    out = []
-    for f in sorted((release / "2_GT_Final").glob("*.csv")):
+    """Each OEQ sample: path, task, fake, cells marked "True" (a ``_com`` row replacing the
+    base row) and item uid."""
+    by_path: dict[str, dict] = {}
+    for f in sorted((release / "2_GT_Final").glob("*.csv")):  # <task>.csv before <task>_com.csv
         task = f.stem.removesuffix("_com")
         with open(f, newline="", encoding="utf-8") as fh:
             for r in csv.DictReader(fh):
                 on = [KEY_OF[c] for c, v in r.items() if c in KEY_OF and (v or "").strip()
                       in ("True", "1")]
-                out.append({"path": r["sample_path"], "task": task, "fake": True, "on": on})
+                by_path[r["sample_path"]] = {"path": r["sample_path"], "task": task,
+                                             "fake": True, "on": on}
     for f in sorted((release / "samples").glob("*_real.txt")):
         task = f.stem.removesuffix("_real")
-        out += [{"path": ln.strip(), "task": task, "fake": False}
-                for ln in f.read_text().splitlines() if ln.strip()]
-    seen, uniq = set(), []
-    for s in out:
-        if s["path"] not in seen:
-            seen.add(s["path"])
-            s["uid"] = "s-" + file_digest(release / "1_DATA" / s["path"])[:16]
-            s["modality"] = {"img": "image", "vid": "video", "aud": "audio"}[s["task"][:3]]
-            uniq.append(s)
-    return uniq
+        for ln in f.read_text().splitlines():
+            if ln.strip():
+                by_path[ln.strip()] = {"path": ln.strip(), "task": task, "fake": False}
+    for s in by_path.values():
+        s["uid"] = "s-" + file_digest(release / "1_DATA" / s["path"])[:16]
+        s["modality"] = {"img": "image", "vid": "video", "aud": "audio"}[s["task"][:3]]
+    return list(by_path.values())
 
 
 def oeq_predictions(release: Path) -> list[dict]:
