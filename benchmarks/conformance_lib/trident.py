@@ -2,14 +2,13 @@
 
 ``compare(authors_dir, work)`` builds a pack from a TRIDENT data root in the kit's layout (the
 checkout's ``tridf-blind/``, ``trident/`` or ``data_blind/`` when a maintainer has placed the
-gated data there; else ``tests/conformance/fixtures/trident``: the challenge's real ids from the
-kit's sample submissions, question texts excerpted from TriDF's public files, answers made up in
-the kit's exact format), writes perfect, constant, random and adversarial free-text predictions,
-and scores them with the kit's own functions (``evaluate_predictions.py``: ``score_choice``,
-``score_typeb_oeq``, ``score_oeq_artifacts``, then ``compute_tcs_from_tasks`` on the compact task
-summaries, as ``main`` builds them) and with ours. The kit's OEQ artifact mapping is an LLM; both
-sides get the same mapped artifacts instead (the kit as mapping records its
-``parse_artifact_map`` reads, ours as ``artifacts``).
+gated data there; else ``tests/conformance/fixtures/trident``: a hand-made data root in the
+kit's exact layout, with made-up ids, questions and answers), writes perfect, constant, random
+and adversarial free-text predictions, and scores them with the kit's own functions
+(``evaluate_predictions.py``: ``score_choice``, ``score_typeb_oeq``, ``score_oeq_artifacts``, then
+``compute_tcs_from_tasks`` on the compact task summaries, as ``main`` builds them) and with
+ours. The kit's OEQ artifact mapping is an LLM; both sides get the same mapped artifacts instead
+(the kit as mapping records its ``parse_artifact_map`` reads, ours as ``artifacts``).
 """
 from __future__ import annotations
 

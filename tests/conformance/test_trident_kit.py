@@ -1,12 +1,14 @@
 """The TRIDENT challenge kit's data layout, ZIP and composite score (TCS) reproduced.
 
-``fixtures/trident`` is a data root in the starter kit's layout (j1anglin/TRIDENT_MM26MGC at
-985d8fbc4065f22b4de5c1c0900b891ee55da818: ``starter_kit/blind_data.py``): the challenge's real
-sample and question ids (its ``sample_submission_*`` files), question texts excerpted from TriDF's
-public files, answers in the kit's exact format (the real ones are gated). PINNED numbers were
-derived by running the kit outside this repository on the same data and records:
-``evaluate_predictions.score_choice``, ``score_typeb_oeq``, ``score_oeq_artifacts`` (on mapping
-records holding the same artifacts as our rows), ``_attach_oeq_artifact_metrics``,
+``fixtures/trident`` is a hand-made data root in the starter kit's layout (j1anglin/TRIDENT_MM26MGC
+at 985d8fbc4065f22b4de5c1c0900b891ee55da818: ``starter_kit/blind_data.py``,
+``evaluate_predictions._load_oeq_answers`` / ``_load_choice_answers``): made-up sample and
+question ids in the kit's shapes (``s_``, ``qtf_``, ``qmc_`` + 24 hex digits), made-up questions,
+labels and artifact cells (the real answers are gated), an audio answers file with five of the
+six audio artifacts as columns, repeated options, private_test splits without answers.
+PINNED numbers were derived by running the kit outside this repository on the same data and
+records: ``evaluate_predictions.score_choice``, ``score_typeb_oeq``, ``score_oeq_artifacts``
+(on mapping records holding the same artifacts as our rows), ``_attach_oeq_artifact_metrics``,
 ``_compact_result_for_output`` and ``compute_tcs_from_tasks``.
 """
 from __future__ import annotations
@@ -33,9 +35,9 @@ PINNED = {
     # perfect answers, TFQ as "yes"/"no": the kit reads no TFQ answer, S_Perc = 50, TCS = 85
     "yes_no": {m: (85.0, 100.0, 100.0, 50.0) for m in ("audio", "image", "video")},
     "true_false": {m: (100.0, 100.0, 100.0, 100.0) for m in ("audio", "image", "video")},
-    "tricky": {"audio": (44.84821428571429, 40.0, 74.28571428571429, 21.875),
-               "image": (29.874999999999996, 30.0, 53.33333333333332, 6.25),
-               "video": (27.500000000000004, 40.0, 24.444444444444446, 13.88888888888889)},
+    "tricky": {"audio": (29.375, 25.0, 45.833333333333336, 18.75),
+               "image": (29.432692307692307, 40.0, 23.94230769230769, 20.833333333333332),
+               "video": (22.06060606060606, 33.33333333333333, 19.090909090909093, 10.0)},
 }
 
 
@@ -107,8 +109,9 @@ def pack(tmp_path_factory):
     out = tmp_path_factory.mktemp("trident") / "pack"
     report = tridf.build(FIXTURE, out, dev_fraction=0.0)
     # both open-ended tasks ask about every sample, real or fake (TRIDENT's sample submissions)
-    assert report.tasks == {"oeq_a": 30, "oeq_b": 30, "tfq": 36, "mcq": 36}
+    assert report.tasks == {"oeq_a": 27, "oeq_b": 27, "tfq": 30, "mcq": 30}
     assert any("OEQ/private_test: no answers" in n for n in report.notes)
+    assert any("TFQ/private_test: no answers" in n for n in report.notes)
     p = load_pack(out)
     p.validate()
     return p
