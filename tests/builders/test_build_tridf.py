@@ -25,7 +25,7 @@ AUD_FAKE, AUD_REAL = "aud_voice_cloning/xtts/0001.wav", "aud_voice_cloning/real_
 
 def _tfq(path, artifact, gt, *, task="img_face_swapping", modality="img", qtype="artifact",
          location=None):
-    return {"sample_path": path, "question": f"<image>\nIs {artifact} present in the image?",
+    return {"sample_path": path, "question": f"<image>\nDoes this picture show {artifact}?",
             "question_type": qtype, "modality": modality, "artifact_type": "quality",
             "artifact": artifact, "location": location, "task": task, "ground_truth": gt}
 
@@ -38,9 +38,10 @@ def make_release(root: Path, *, gated: bool = True) -> Path:
         _tfq(FAKES[1], None, False, qtype="location", location="eyes region")])
     write_json(root / TF_DIR / "aud_voice_cloning_questions.json", [
         _tfq(AUD_FAKE, "Hiss", True, task="aud_voice_cloning", modality="aud")])
-    question = ("<image>\nWhich of the following artifacts is present in the sample?\n"
+    # the wording is ours; the builder reads only the "X." option lines (E: its "none" option)
+    question = ("<image>\nMark every flaw you see.\n"
                 "A. Blurriness\nB. Banding\nC. Noise\nD. Unnatural Gaze or Blinking\n"
-                "E. None of the options are correct")
+                "E. Nothing listed here")
     write_json(root / MC_DIR / "img_face_swapping.json", [
         {"sample_path": FAKES[0], "question": question, "question_type": "artifact",
          "modality": "img", "artifact_type": "quality", "task": "img_face_swapping",
