@@ -48,39 +48,3 @@ def test_loki_choice(text, expected):
 def test_loki_choice_rejects_bad_options():
     with pytest.raises(ValueError, match="options"):
         X.loki_choice("A", {})
-
-
-@pytest.mark.parametrize("text, expected", [
-    ("Yes", "yes"), ("no, the lighting is consistent", "no"), ("True.", "yes"), ("FALSE", "no"),
-    ("**Yes**, there is blur", "yes"), ("> No", "no"), ("\n\n  yes\nno", "yes"),
-    ("Yesterday it was fine", None), ("Nothing unusual", None), ("The answer is yes", None),
-    ("Truly fake", None), ("", None), (None, None),
-    ("no\nYes", "no"),                    # only the first line counts
-])
-def test_tridf_true_false(text, expected):
-    assert X.tridf_true_false(text) == expected
-
-
-@pytest.mark.parametrize("text, expected", [
-    ("A", ["A"]), ("A, C", ["A", "C"]), ("C,A,C", ["A", "C"]), ("B and D", ["B", "D"]),
-    ("(A) (E)", ["A", "E"]), ("None of the options are correct", ["E"]), ("none", ["E"]),
-    ("A, none", ["A", "E"]), ("E. None", ["E"]),
-    ("Answer: D", ["D"]),                 # "Answer" is a word, D stands alone
-    ("F", None), ("ABC", None), ("nonetheless", None), ("a, c", None),
-    ("\nB\nA", ["B"]),                    # first non-empty line only
-    ("I pick B", ["B"]),                  # "I" is not an option letter
-    ("", None), (None, None),
-])
-def test_tridf_letters(text, expected):
-    assert X.tridf_letters(text) == expected
-
-
-@pytest.mark.parametrize("text, expected", [
-    ("Likely Manipulated\n- blur", "fake"), ("Likely Authentic", "real"), ("likely  authentic.", "real"),
-    ("Likely Authentic\n...\nFinal: Likely Manipulated", "fake"),      # from the last line upward
-    ("Likely Manipulated\nLikely Authentic\n- no artifacts", "real"),
-    ("Likely Authentic or Likely Manipulated? Likely Manipulated", "fake"),  # last in the line
-    ("Authentic", None), ("likely real", None), ("", None), (None, None),
-])
-def test_tridf_authenticity(text, expected):
-    assert X.tridf_authenticity(text) == expected

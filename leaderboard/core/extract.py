@@ -3,25 +3,15 @@
 Each function returns the parsed answer or None when the text is unparsable; an unparsable answer
 is counted and scored as the authors' code scores it on average: wrong, except in LOKI's multiple
 choice, where the authors draw a letter at random and the scorer counts 1/#options. The rules follow
-../shared/specs/benchmarks.md (LOKI C.2 and its authors' code; TriDF 3.4 and appendix I); where
-the spec is silent the choice is written in the docstring and pinned by tests/test_extract.py.
+../shared/specs/benchmarks.md (LOKI C.2 and its authors' code); where the spec is silent the choice
+is written in the docstring and pinned by tests/test_extract.py. TriDF's readers reproduce its
+authors' code and live in `leaderboard.core.tridf_readers`.
 """
 from __future__ import annotations
 
 import re
 
 _YES_NO = {"yes": "yes", "no": "no", "y": "yes", "n": "no"}
-
-_TF_START = re.compile(r"^(yes|no|true|false)(?![a-z0-9])")
-_TF_MAP = {"yes": "yes", "true": "yes", "no": "no", "false": "no"}
-# Markdown and quoting characters a model often puts before its first word.
-_LEADING_DECOR = " \t*_#>`\"'"
-
-_LETTER_ALONE = re.compile(r"(?<![A-Za-z0-9])([A-E])(?![A-Za-z0-9])")
-_NONE_WORD = re.compile(r"(?<![a-z])none(?![a-z])")
-
-_AUTHENTICITY = re.compile(r"likely\s+(authentic|manipulated)")
-
 
 def _text(value) -> str | None:
     return value if isinstance(value, str) else None
@@ -117,68 +107,3 @@ def loki_choice(text, options: dict[str, str]) -> str | None:
             where = [t.rfind(f" {c} ") for c in found]
         found = [found[where.index(max(where))]]   # the first of equal positions, as argmax
     return found[0] if found[0] in options else NOT_AN_OPTION
-
-
-def _first_line(text: str) -> str:
-    for line in text.splitlines():
-        if line.strip():
-            return line
-    return ""
-
-
-def tridf_true_false(text) -> str | None:
-    """TriDF TFQ: "yes" / "no" / None from the first non-empty line.
-
-    The line must start (after whitespace and markdown/quote characters such as ``**``) with
-    "yes", "no", "true" or "false" as a whole word, case-insensitive; true means yes.
-
-    >>> [tridf_true_false(t) for t in ["Yes, visible blur.", "**False**", "\\nno", "Not really", "yesterday"]]
-    ['yes', 'no', 'no', None, None]
-    """
-    t = _text(text)
-    if t is None:
-        return None
-    match = _TF_START.match(_first_line(t).lstrip(_LEADING_DECOR).lower())
-    return _TF_MAP[match.group(1)] if match else None
-
-
-def tridf_letters(text) -> list[str] | None:
-    """TriDF MCQ: the sorted selected letters from the first non-empty line, or None.
-
-    A letter counts when it is one of the upper-case A-E standing alone (not part of a word or
-    number); the word "none" (any case) adds E ("None of the options are correct"). None when
-    nothing is selected.
-
-    >>> [tridf_letters(t) for t in ["A, C", "B and D\\nA is wrong", "None of them", "Answer: E", "maybe"]]
-    [['A', 'C'], ['B', 'D'], ['E'], ['E'], None]
-    """
-    t = _text(text)
-    if t is None:
-        return None
-    line = _first_line(t)
-    letters = set(_LETTER_ALONE.findall(line))
-    if _NONE_WORD.search(line.lower()):
-        letters.add("E")
-    return sorted(letters) or None
-
-
-def tridf_authenticity(text) -> str | None:
-    """TriDF OEQ type B decision: "real" / "fake" / None.
-
-    Lines are scanned from the last one upward, as the authors' code does; the first line (from
-    the bottom) that contains "Likely Authentic" or "Likely Manipulated" (any case, any spacing)
-    decides. If that line holds both phrases, the one written last in it wins, consistent with
-    reading from the end.
-
-    >>> [tridf_authenticity(t) for t in ["Likely Manipulated\\n1. blur", "likely authentic",
-    ...                                  "Likely Authentic\\nOn reflection: Likely Manipulated", "unsure"]]
-    ['fake', 'real', 'fake', None]
-    """
-    t = _text(text)
-    if t is None:
-        return None
-    for line in reversed(t.splitlines()):
-        found = _AUTHENTICITY.findall(line.lower())
-        if found:
-            return "real" if found[-1] == "authentic" else "fake"
-    return None

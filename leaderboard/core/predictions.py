@@ -27,6 +27,7 @@ import orjson
 from leaderboard.core.benchmarks.base import KIND_FIELDS
 from leaderboard.core.errors import LeaderboardError, PredictionError, ProblemList
 from leaderboard.core.extract import NOT_AN_OPTION
+from leaderboard.core.tridf_records import AuthorsRecords, is_authors_record
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 MASK_BATCH = 4096
@@ -126,6 +127,9 @@ class _Collector:
         self.keep_text = set(self.bench.keeps_text)
         self.unparsable = 0
         self._options: dict[int, dict] = {}
+        self.authors = None  # TriDF: the authors' inference records, aligned by their keys
+        if pack.key == "tridf":
+            self.authors = AuthorsRecords(pack, split)
         self.pending_masks: list[tuple[int, int | None, object, list | None]] = []
         #: rows whose id is not in the split, and the first of those ids (a file meant for
         #: another benchmark or split is recognised from them: see `PredictionError.unknown_ids`)
@@ -145,6 +149,13 @@ class _Collector:
     def add(self, n: int | None, row: dict) -> None:
         p = self.problems
         rid = row.get("id")
+        if rid is None and self.authors is not None and is_authors_record(row):
+            row, why = self.authors.convert(row)
+            if why:
+                p.add(why, line=n, field="question_file")
+            if row is None:  # a problem, or another split's question (skipped)
+                return
+            rid = row["id"]
         if not isinstance(rid, str):
             p.add("required, must be a string item id", line=n, field="id")
             return
@@ -251,6 +262,8 @@ class _Collector:
             self.problems.add('needs "answer" or "response"', line=n, field="answer")
             return None, False
         if ans is None:
+            if "response" in self.keep_text:  # read again at scoring (TriDF: the TRIDENT kit)
+                self._keep(i, "response", resp)
             try:
                 parsed = self.bench.extract(kind, resp, self.options(i))
             except Exception as exc:  # an extractor bug must not become a 500

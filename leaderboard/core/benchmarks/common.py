@@ -28,3 +28,14 @@ def proportion(task: str, metric: str, slc: dict, ok: np.ndarray, ctx: ScoringCo
                                          seed=ctx.seed)[:, 0]
         low, high = bootstrap.percentile_ci(draws / n)
     return MetricRecord(task, metric, slc, k / n if n else None, low, high, n, judge)
+
+
+def mean(task: str, metric: str, slc: dict, values: np.ndarray, ctx: ScoringContext,
+         judge: str | None = None) -> MetricRecord | None:
+    """The mean of the non-NaN ``values`` with its bootstrap CI; None when there are none."""
+    values = values[~np.isnan(values)]
+    if values.size == 0:
+        return None
+    low, high = bootstrap.bootstrap_mean_ci(values, n_resamples=ctx.n_resamples, seed=ctx.seed)
+    return MetricRecord(task, metric, slc, float(values.mean()), low, high, int(values.size),
+                        judge)
