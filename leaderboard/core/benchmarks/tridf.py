@@ -225,11 +225,21 @@ def _correct_matrix(block: Block) -> np.ndarray:
     return correct
 
 
+def offered_matrix(block: Block) -> np.ndarray:
+    """Which of the task's letters each question lists (its ``options``; all when absent)."""
+    letters = list(block.task_letters or rd.LETTERS)
+    if not block.has("options"):
+        return np.ones((len(block), len(letters)), dtype=bool)
+    options = block.item["options"]
+    return np.array([[c in (opts or letters) for c in letters] for opts in options], dtype=bool)
+
+
 def _score_mcq(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
     correct = _correct_matrix(block)
+    offered = offered_matrix(block)
     selected = block.pred["selected"]
-    raw = choice.mcq_scores(selected=selected, correct=correct)
-    clamped = choice.mcq_scores(selected=selected, correct=correct, clamp=True)
+    raw = choice.mcq_scores(selected=selected, correct=correct, offered=offered)
+    clamped = choice.mcq_scores(selected=selected, correct=correct, clamp=True, offered=offered)
     out = []
     for slc, mask in _slices(block, per_artifact=False):
         out.append(_mean("mcq", "mcq_score", slc, raw[mask], ctx))
@@ -243,7 +253,7 @@ def _score_mcq(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
                 if mask.any():
                     out.append(_mean("mcq", "mcq_score", {"modality": m, "artifact": key},
                                      raw[mask], ctx))
-    out += kit.mcq_records(block, correct, ctx)
+    out += kit.mcq_records(block, correct, offered, ctx)
     return [r for r in out if r is not None] + _unparsable(block, ~block.pred["answered"])
 
 

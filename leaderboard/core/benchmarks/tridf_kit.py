@@ -30,7 +30,7 @@ from leaderboard.core import tridf_readers as rd
 from leaderboard.core.benchmarks.base import Block, ScoringContext
 from leaderboard.core.benchmarks.common import mean as _mean
 from leaderboard.core.benchmarks.common import proportion
-from leaderboard.core.metrics import choice, hallucination
+from leaderboard.core.metrics import hallucination
 from leaderboard.core.metrics.composite import tridf_tcs
 from leaderboard.core.records import MetricRecord
 
@@ -67,7 +67,8 @@ def tfq_records(block: Block, truth_yes: np.ndarray, ctx: ScoringContext) -> lis
     return [proportion("tfq", "trident_accuracy", slc, ok[m], ctx) for slc, m in _slices(block)]
 
 
-def mcq_records(block: Block, correct: np.ndarray, ctx: ScoringContext) -> list[MetricRecord]:
+def mcq_records(block: Block, correct: np.ndarray, offered: np.ndarray,
+                ctx: ScoringContext) -> list[MetricRecord]:
     """``trident_mcq_score``: the kit's letters from free text, the clamped TriDF score."""
     letters = block.task_letters or rd.LETTERS
     selected = block.pred["selected"].copy()
@@ -76,9 +77,24 @@ def mcq_records(block: Block, correct: np.ndarray, ctx: ScoringContext) -> list[
     for i in np.flatnonzero(from_text):
         got = set(rd.kit_mc_letters(texts[i])) if isinstance(texts[i], str) else set()
         selected[i] = [c in got for c in letters]
-    scores = choice.mcq_scores(selected=selected, correct=correct, clamp=True)
+    scores = kit_mcq_scores(selected, correct, offered)
     out = [_mean("mcq", "trident_mcq_score", slc, scores[m], ctx) for slc, m in _slices(block)]
     return [r for r in out if r is not None]
+
+
+def kit_mcq_scores(selected: np.ndarray, correct: np.ndarray, offered: np.ndarray) -> np.ndarray:
+    """The kit's per-question score (``_score_mcq_selection`` in ``evaluate_predictions.py``).
+
+    M is the number of options the question lists (``_infer_mcq_total_options``); unlike TriDF's
+    scorer, the kit keeps a selected letter the question does not list and penalises it as a wrong
+    pick, and divides by max(M - K, 1); the score is clamped at 0.
+    """
+    k = correct.sum(axis=1)
+    m = offered.sum(axis=1)
+    hits = (selected & correct).sum(axis=1)
+    false_picks = (selected & ~correct).sum(axis=1)
+    score = np.divide(hits, k, out=np.zeros(len(k)), where=k > 0) - false_picks / np.maximum(m - k, 1)
+    return np.maximum(score, 0.0)
 
 
 def decisions(block: Block) -> tuple[np.ndarray, np.ndarray]:
