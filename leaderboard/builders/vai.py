@@ -7,8 +7,8 @@ own images when the pack is built or prepared, never from submissions.
 
 The features, in `FEATURES` order (grayscale I = OpenCV's RGB->GRAY of the 8-bit image). Seven of
 them are also defined by the authors' v1 code (`vai_scripts/feature_extraction_agid.py` in
-Hasnat79/VCT_2, commit befabc3): those reproduce its ``calculate_*`` functions operation for operation
-(bit-identical on the same pixels, tests/conformance/test_vct2_vai.py), quirks included:
+Hasnat79/VCT_2, commit befabc3): those reproduce its ``calculate_*`` functions operation for
+operation (bit-identical on the same pixels, tests/conformance/test_vct2_authors.py), quirks included:
 
 1. texture_complexity (authors' ``calculate_texture_complexity``): entropy (log2, eps 1e-6) of the
    histogram of skimage's uniform LBP (P=8, R=1) over the authors' 26 unit bins [0, 26) (uniform
@@ -37,7 +37,8 @@ the authors' ``cv2.imread`` for 8-bit PNG and baseline JPEG files (checked on re
 authors' download script re-saves every image as JPEG (``img.save(".../image_{i}.jpg")``, Pillow's
 default quality) before extracting features; we compute them on the images as released.
 The authors' v1 code then scores images with an "ADI" (min/mean-normalized feature sum, min-max
-scaled, ``agid_score_calculation.py``); the paper's VAI is the logistic model below, which we follow.
+scaled, ``agid_score_calculation.py``); the paper's VAI is the logistic model below, which we
+follow.
 
 Fit choices where the paper is silent: population z-scores over the subset (a feature with zero
 spread gets sigma 1); scikit-learn's LogisticRegression with its default L2 penalty (C = 1), lbfgs,

@@ -126,7 +126,8 @@ class Vct2(Benchmark):
         def cell_values(tp, n_fake, fp, n_real):
             tn = n_real - fp
             shape = np.broadcast_shapes(np.shape(tp), np.shape(fp))   # r.Acc has no generator axis
-            out = {m: np.broadcast_to(np.asarray(FROM_COUNTS[f](tp, fp, tn, n_fake - tp), float), shape)
+            out = {m: np.broadcast_to(np.asarray(FROM_COUNTS[f](tp, fp, tn, n_fake - tp), float),
+                                      shape)
                    for m, f in _CELL_METRICS.items()}
             # no predicted fake: precision 0 (sklearn's zero_division default), never n/a
             out["precision"] = np.where(np.add(tp, fp) > 0, out["precision"], 0.0)
