@@ -166,8 +166,7 @@ def _apply(rows: list[MetaRow], facts: dict[Path, dict], root: Path, scoring_onl
         if exact in facts:
             targets = [exact]
         else:
-            targets = [p for p in by_name.get(Path(row.image).name, ())
-                       if row.scope == p.parent or row.scope in p.parents]
+            targets = [p for p in by_name.get(Path(row.image).name, ()) if row.scope in p.parents]
         if not targets and scoring_only:
             targets = [exact]
             rel = exact.relative_to(root) if root in exact.parents else None

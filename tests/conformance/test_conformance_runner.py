@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -103,11 +102,3 @@ def test_missing_checkout_failing_adapter_and_nothing_run(setup, tmp_path, capsy
 def test_project_adapters_are_discovered():
     names = {a.NAME: a.REPO for a in runner.discover()}
     assert names["syncred"] == "thu-coai/Syncred-Bench" and names["vct2"] == "Hasnat79/VCT_2"
-
-
-@pytest.mark.skipif(not os.environ.get("LB_AUTHORS_DIR"),
-                    reason="set LB_AUTHORS_DIR to a folder of the authors' checkouts")
-@pytest.mark.parametrize("name", ["syncred", "vct2"])
-def test_against_the_authors_checkouts(name, capsys):
-    code = runner.main(["--authors", os.environ["LB_AUTHORS_DIR"], "--only", name])
-    assert code == 0, capsys.readouterr().out[-3000:]
