@@ -8,6 +8,7 @@ and guards the output folder. Shared reading, splitting and media rules are in `
 from __future__ import annotations
 
 import importlib
+import inspect
 from pathlib import Path
 
 from leaderboard.builders.common import BuildReport, Progress, SourceError, check_options
@@ -29,17 +30,24 @@ def check_paths(source: Path, out: Path) -> None:
 
 def build(key: str, source: str | Path, out: str | Path, *, dev_fraction: float = 0.3,
           private_fraction: float = 0.5, seed: int = 0, link_media: bool = False,
-          progress: Progress | None = None, **extra) -> BuildReport:
+          progress: Progress | None = None, scoring_only: bool = False, **extra) -> BuildReport:
     """Build the ``key`` pack at ``out`` (a previous pack there is replaced) from ``source``.
 
-    ``extra``: builder-specific options (VCT²: ``workers``, ``batch_rows``). Raises ValueError for
-    bad options or paths and `SourceError` (file, record, field) for a malformed release.
+    ``scoring_only``: build without media (`builders.common`, "Scoring-only builds"); only the
+    builders whose ``build`` takes ``scoring_only`` support it. ``extra``: builder-specific
+    options (VCT²: ``workers``, ``batch_rows``). Raises ValueError for bad options or paths and
+    `SourceError` (file, record, field) for a malformed release.
     """
     if key not in BENCHMARKS:
         raise ValueError(f"unknown benchmark {key!r}; known: {list(BENCHMARKS)}")
     check_options(dev_fraction=dev_fraction, private_fraction=private_fraction, seed=seed)
     check_paths(Path(source), Path(out))
     module = importlib.import_module(f"leaderboard.builders.{key}")
+    if scoring_only:
+        if "scoring_only" not in inspect.signature(module.build).parameters:
+            raise ValueError(f"the {key} builder cannot build a scoring-only pack (yet); build it "
+                             "with its media")
+        extra["scoring_only"] = True
     return module.build(Path(source), Path(out), dev_fraction=dev_fraction,
                         private_fraction=private_fraction, seed=seed, link_media=link_media,
                         progress=progress, **extra)

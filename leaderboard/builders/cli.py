@@ -45,8 +45,13 @@ class _Ticker:
               help="Hard-link media files instead of copying them (same file system).")
 @click.option("--workers", type=int, default=1, show_default=True,
               help="VCT²: processes computing the Visual AI Index features.")
+@click.option("--scoring-only", is_flag=True,
+              help="Build without media (for releases too large to host): items list their media "
+                   "as absent, and media missing from the release are allowed. The pack scores "
+                   "uploaded predictions; the server offers no downloads or container runs for it.")
 def build_pack(benchmark: str, source: Path, out: Path, dev_fraction: float,
-               private_fraction: float, seed: int, link_media: bool, workers: int) -> None:
+               private_fraction: float, seed: int, link_media: bool, workers: int,
+               scoring_only: bool) -> None:
     """Build BENCHMARK's pack from the authors' release (see leaderboard/builders/<key>.py)."""
     from leaderboard.builders import build
     from leaderboard.core.errors import LeaderboardError
@@ -57,7 +62,7 @@ def build_pack(benchmark: str, source: Path, out: Path, dev_fraction: float,
     try:
         report = build(benchmark, source, out, dev_fraction=dev_fraction,
                        private_fraction=private_fraction, seed=seed, link_media=link_media,
-                       progress=_Ticker(), **extra)
+                       progress=_Ticker(), scoring_only=scoring_only, **extra)
         pack = load_pack(out)
         pack.validate()
     except (ValueError, LeaderboardError) as exc:
@@ -68,5 +73,8 @@ def build_pack(benchmark: str, source: Path, out: Path, dev_fraction: float,
         notes = notes[:20] + [f"... and {len(report.notes) - 20} more notes"]
     for note in notes:
         click.echo(f"note: {note}")
+    absent = report.absent_summary()
+    if absent:
+        click.echo(absent)
     click.echo(f"{pack.key} {pack.version}: wrote {out} {report.counts} tasks {report.tasks} "
                f"in {time.monotonic() - started:.1f} s")

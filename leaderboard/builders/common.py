@@ -12,6 +12,11 @@
 * `MediaStore` copies (or hard-links) media into the pack under content-derived names, so a file
   name never tells a participant what the hidden labels say (authors' paths often contain
   "real"/"fake" or the generator).
+* Scoring-only builds (``build-pack --scoring-only``, for releases too large to host): `MediaStore`
+  copies nothing and accepts media that are not in the release; items still list their media
+  paths, `BuildReport.absent` counts them, and `open_pack` marks the pack ``scoring_only: true``
+  and appends `SCORING_ONLY_NOTE` to its description. Such a pack validates and scores uploaded
+  predictions; the server offers no downloads or container runs for it.
 """
 from __future__ import annotations
 
@@ -105,6 +110,10 @@ class BuildReport:
     tasks: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     modalities: dict[str, set] = field(default_factory=dict)
+    #: scoring-only builds: media listed in items but not in the pack (folder -> count), and how
+    #: many of them were not in the release either
+    absent: dict[str, int] = field(default_factory=dict)
+    not_in_release: int = 0
 
     def count(self, split: str, task: str, modality: str) -> None:
         self.counts[split] = self.counts.get(split, 0) + 1
@@ -123,14 +132,41 @@ class BuildReport:
         used = {m for t in tasks for m in t["modalities"]}
         return {**meta, "tasks": tasks, "modalities": [m for m in meta["modalities"] if m in used]}
 
+    def absent_summary(self) -> str | None:
+        """One line on the media a scoring-only build left out (None for a full build)."""
+        if not self.absent:
+            return None
+        total = sum(self.absent.values())
+        folders = ", ".join(f"{n} {k}" for k, n in sorted(self.absent.items()))
+        return (f"scoring-only pack: {total} media files listed as absent ({folders}); "
+                f"{self.not_in_release} of them were not in the release either")
+
     def summary(self) -> str:
         lines = [f"{self.benchmark}: wrote {self.out} {self.counts} tasks {self.tasks}"]
+        absent = self.absent_summary()
+        lines += [absent] if absent else []
         return "\n".join(lines + [f"note: {n}" for n in self.notes])
 
 
+SCORING_ONLY_NOTE = """
+## Scoring-only benchmark
+This pack was built without its media: the data are too large to host here. Downloads and
+container runs are not offered; get the data from the authors' release and upload predictions.
+{id_rule}
+"""
+
+
 @contextmanager
-def open_pack(out: Path, meta: dict, *, description: str, agreement: str):
-    """A `PackWriter` at ``out`` (replaced); a build that fails leaves no pack behind."""
+def open_pack(out: Path, meta: dict, *, description: str, agreement: str,
+              scoring_only: bool = False, id_rule: str = ""):
+    """A `PackWriter` at ``out`` (replaced); a build that fails leaves no pack behind.
+
+    ``scoring_only`` marks the pack (``scoring_only: true``) and appends `SCORING_ONLY_NOTE` with
+    ``id_rule`` (how a team forms item ids from the authors' files) to the description.
+    """
+    if scoring_only:
+        meta = {**meta, "scoring_only": True}
+        description = description.rstrip("\n") + "\n" + SCORING_ONLY_NOTE.format(id_rule=id_rule)
     writer = PackWriter(Path(out), meta, description=description, agreement=agreement)
     try:
         yield writer
@@ -247,32 +283,56 @@ class MediaStore:
     The name is the file's SHA-256 (first 20 hex digits): identical files are stored once, and
     nothing of the authors' path (which may say "fake" or name a generator) reaches participants.
     ``link=True`` hard-links instead of copying when source and pack share a file system.
+
+    ``scoring_only=True`` (with ``report``): nothing is written; the media path is still returned
+    and counted as absent in the report. A file that is in the release is hashed as usual (so its
+    id is the one a full build gives); one that is not gets the digest of ``key`` (`absent_digest`),
+    the release-relative name the builder passes.
     """
 
-    def __init__(self, writer, *, link: bool = False):
+    def __init__(self, writer, *, link: bool = False, scoring_only: bool = False,
+                 report: "BuildReport | None" = None):
+        if scoring_only and report is None:
+            raise ValueError("a scoring-only MediaStore needs the build report")
         self.writer, self.link = writer, link
+        self.scoring_only, self.report = scoring_only, report
         self._done: dict[Path, tuple[str, str]] = {}
 
-    def add_file(self, src: Path, folder: str) -> tuple[str, str]:
+    def add_file(self, src: Path, folder: str, *, key: str | None = None) -> tuple[str, str]:
         """(pack-relative media path, digest) of ``src`` stored under ``folder``."""
         src = Path(src)
-        key = src.resolve()
-        if key in self._done:
-            return self._done[key]
-        digest = file_digest(src)
-        rel, dst = self.writer.media(f"{folder}/{digest[:20]}{src.suffix.lower()}")
-        if not dst.exists():
-            self._place(src, dst)
-        self._done[key] = (rel, digest)
+        key_path = src.resolve()
+        if key_path in self._done:
+            return self._done[key_path]
+        if self.scoring_only:
+            present = src.is_file()
+            if not present and key is None:
+                raise ValueError(f"{src} is not in the release and no key names it")
+            digest = file_digest(src) if present else absent_digest(key)
+            rel = f"media/{folder}/{digest[:20]}{src.suffix.lower()}"
+            self._absent(folder, present)
+        else:
+            digest = file_digest(src)
+            rel, dst = self.writer.media(f"{folder}/{digest[:20]}{src.suffix.lower()}")
+            if not dst.exists():
+                self._place(src, dst)
+        self._done[key_path] = (rel, digest)
         return rel, digest
 
     def add_bytes(self, data: bytes, folder: str, name: str) -> str:
+        if self.scoring_only:
+            self._absent(folder, True)
+            return f"media/{folder}/{name}"
         rel, dst = self.writer.media(f"{folder}/{name}")
         if not dst.exists():
             tmp = dst.with_name(dst.name + ".part")
             tmp.write_bytes(data)
             os.replace(tmp, dst)
         return rel
+
+    def _absent(self, folder: str, present: bool) -> None:
+        self.report.absent[folder] = self.report.absent.get(folder, 0) + 1
+        self.report.not_in_release += 0 if present else 1
 
     def _place(self, src: Path, dst: Path) -> None:
         if self.link:
@@ -284,6 +344,12 @@ class MediaStore:
         tmp = dst.with_name(dst.name + ".part")
         shutil.copyfile(src, tmp)
         os.replace(tmp, dst)
+
+
+def absent_digest(key: str) -> str:
+    """SHA-256 (hex) standing in for the content digest of a medium the release lacks: of
+    ``"absent:" + key`` in UTF-8, ``key`` being the release-relative name the builder documents."""
+    return hashlib.sha256(("absent:" + str(key)).encode("utf-8")).hexdigest()
 
 
 def resolve_media(root: Path, value: str, *, bases: tuple[str, ...] = ("",)) -> Path | None:

@@ -186,7 +186,10 @@ def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fractio
         report.notes.append("no media_data/ folder: the pack has labels and ids but no media "
                             "(it scores uploaded predictions; nothing to download or run)")
     rows, units, sources = [], _Units(), {}
-    with open_pack(Path(out), META, description=_description(source.name, with_media),
+    # Without media the pack is scoring-only: the server's pages say so and its gate offers no
+    # downloads or container runs (`builders.common.open_pack`).
+    meta = META if with_media else {**META, "scoring_only": True}
+    with open_pack(Path(out), meta, description=_description(source.name, with_media),
                    agreement=AGREEMENT) as w:
         store = MediaStore(w, link=link_media)
         for k, path in enumerate(files):

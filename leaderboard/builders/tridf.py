@@ -182,6 +182,7 @@ def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fractio
             report.notes.append(f"{absent} of {len(samples.by_key)} samples have no media file "
                                 "in the release: their items list no media, and the pack scores "
                                 "uploaded predictions only")
+            w.meta["scoring_only"] = True  # no downloads or container runs (builders.common)
         rows.sort(key=lambda r: stable_fraction("order", r[1]["id"], seed=seed))
         for task, item, label, s in rows:
             item = {**item, "task": task, "modality": item.get("modality") or s["modality"]}

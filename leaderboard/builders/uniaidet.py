@@ -15,7 +15,14 @@
                for real and fully generated images; its size must be the image's
 ``id``         optional item id, kept verbatim (make sure it does not reveal the answer);
                default ``ua-`` + the image's SHA-256 prefix
+``width``,     optional image size in pixels; checked against the image when it is there,
+``height``     and needed in a scoring-only build for an absent image without a mask
 =============  ========================================================================
+
+Scoring-only builds (``scoring_only=True``) copy no image and accept rows whose image is not in
+the release: the size then comes from ``width``/``height`` or from the mask (masks are labels and
+must be there), and the default id from the digest of ``"absent:" + <image path as written in the
+manifest>`` (`common.absent_digest`).
 
 CSV is read row by row and JSONL line by line; every problem names the manifest line and column.
 Masks become COCO RLE (`leaderboard.core.metrics.masks.encode_mask`); items carry ``width`` and
@@ -48,10 +55,15 @@ from leaderboard.demo import uniaidet as demo
 
 COLUMNS = {"image": ("image", "image_path", "path", "file"), "split": ("split", "domain"),
            "label": ("label",), "generator": ("generator",), "family": ("family",),
-           "mask": ("mask", "mask_path"), "id": ("id",)}
+           "mask": ("mask", "mask_path"), "id": ("id",), "width": ("width",),
+           "height": ("height",)}
 GENERATOR = {normalize_key(g): g for g in FAMILY_OF}
 FAMILY = {normalize_key(f): f for f in FAMILIES}
 _ID_OK = re.compile(r"^[A-Za-z0-9._:\-/]{1,200}$")
+ID_RULE = ("Item ids are the manifest's `id` where it gives one, otherwise `ua-` followed by the "
+           "first 16 hex digits of the SHA-256 of the image file as released (for an image that "
+           "was not in the release when the pack was built: of the text `absent:` followed by the "
+           "image path as the manifest writes it).")
 
 
 def find_manifest(source: Path) -> Path:
@@ -90,7 +102,30 @@ def read_mask(path: Path) -> np.ndarray:
     return arr.any(axis=2) if arr.ndim == 3 else arr != 0
 
 
-def _parse(row: dict, n: int, rel: str, base: Path, problems: Problems):
+def _absent_path(base: Path, text: str) -> Path | None:
+    """Where a manifest path would be (None for an absolute path or one with ``..``)."""
+    p = Path(text.strip().removeprefix("./"))
+    return None if not text.strip() or p.is_absolute() or ".." in p.parts else base / p
+
+
+def _size(row: dict, n: int, rel: str, problems: Problems) -> tuple[int, int] | None:
+    """(width, height) from the manifest's columns, None when absent or bad (a problem)."""
+    w, h = _cell(row, "width"), _cell(row, "height")
+    if not w and not h:
+        return None
+    try:
+        size = int(w), int(h)
+    except ValueError:
+        size = (0, 0)
+    if min(size) < 1:
+        problems.add(f"width and height must be positive integers, got {w!r} x {h!r}", file=rel,
+                     line=n, field="width")
+        return None
+    return size
+
+
+def _parse(row: dict, n: int, rel: str, base: Path, problems: Problems,
+           scoring_only: bool = False):
     """(fields, image path, mask path) of one manifest row; None after a problem."""
     before = problems.total
     add = lambda msg, f: problems.add(msg, file=rel, line=n, field=f)  # noqa: E731
@@ -98,7 +133,9 @@ def _parse(row: dict, n: int, rel: str, base: Path, problems: Problems):
     if unknown:
         add(f"unknown columns {unknown}; allowed: {sorted(COLUMNS)}", unknown[0])
     image = resolve_media(base, _cell(row, "image")) if _cell(row, "image") else None
-    if image is None or not image.is_file():
+    if scoring_only and image is None:
+        image = _absent_path(base, _cell(row, "image"))
+    if image is None or not (image.is_file() or scoring_only):
         add(f"image {_cell(row, 'image')!r} not found next to the manifest", "image")
     domain, label = _cell(row, "split").lower(), _cell(row, "label").lower()
     if domain not in DOMAINS:
@@ -139,8 +176,8 @@ def _parse(row: dict, n: int, rel: str, base: Path, problems: Problems):
 
 
 def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fraction: float = 0.5,
-          seed: int = 0, link_media: bool = False, progress: Progress | None = None
-          ) -> BuildReport:
+          seed: int = 0, link_media: bool = False, progress: Progress | None = None,
+          scoring_only: bool = False) -> BuildReport:
     """Write a UniAIDet pack at ``out`` (replaced) from a manifest (see module doc)."""
     splitter = Splitter(dev_fraction, private_fraction, seed)
     manifest = find_manifest(Path(source))
@@ -149,42 +186,58 @@ def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fractio
     problems, rows, seen = Problems(), [], {}
     origin = f"This pack was built from the manifest {manifest.name}."
     with open_pack(Path(out), demo.meta(), description=demo.description(source=origin),
-                   agreement=demo.agreement(demo=False)) as w:
-        store = MediaStore(w, link=link_media)
+                   agreement=demo.agreement(demo=False), scoring_only=scoring_only,
+                   id_rule=ID_RULE) as w:
+        store = MediaStore(w, link=link_media, scoring_only=scoring_only, report=report)
         for k, (n, row) in enumerate(_rows(manifest, rel)):
-            parsed = _parse(row, n, rel, base, problems)
+            parsed = _parse(row, n, rel, base, problems, scoring_only)
             if parsed is None:
                 continue
             fields, rid, image, mask_path = parsed
-            try:
-                with Image.open(image) as im:
-                    width, height = im.size
-            except OSError as exc:
-                problems.add(f"image cannot be read ({exc})", file=rel, line=n, field="image")
-                continue
+            given = _size(row, n, rel, problems)
+            size = None
+            if image.is_file():
+                try:
+                    with Image.open(image) as im:
+                        size = im.size
+                except OSError as exc:
+                    problems.add(f"image cannot be read ({exc})", file=rel, line=n, field="image")
+                    continue
+                if given is not None and given != size:
+                    problems.add(f"width x height {given[0]}x{given[1]} is not the image's "
+                                 f"{size[0]}x{size[1]}", file=rel, line=n, field="width")
+                    continue
+            mask = None
             if mask_path is not None:
                 try:
                     mask = read_mask(mask_path)
                 except OSError as exc:
                     problems.add(f"mask cannot be read ({exc})", file=rel, line=n, field="mask")
                     continue
-                if mask.shape != (height, width):
+                size = size or given or (mask.shape[1], mask.shape[0])
+                if mask.shape != (size[1], size[0]):
                     problems.add(f"mask is {mask.shape[1]}x{mask.shape[0]}, the image is "
-                                 f"{width}x{height}", file=rel, line=n, field="mask")
+                                 f"{size[0]}x{size[1]}", file=rel, line=n, field="mask")
                     continue
                 if not mask.any():
                     problems.add("mask has no generated pixel", file=rel, line=n, field="mask")
                     continue
                 fields["mask"] = encode_mask(mask)
-            media, digest = store.add_file(image, "images")
+            size = size or given
+            if size is None:
+                problems.add("the image is not in the release: give its width and height columns "
+                             "(or a mask) to build it scoring-only", file=rel, line=n,
+                             field="width")
+                continue
+            media, digest = store.add_file(image, "images", key=_cell(row, "image"))
             rid = rid or f"ua-{digest[:16]}"
             if rid in seen:
                 problems.add(f"id {rid!r} repeats line {seen[rid]} (the same image twice?)",
                              file=rel, line=n, field="id")
                 continue
             seen[rid] = n
-            rows.append(({"id": rid, "task": "detection", "modality": "image", "width": width,
-                          "height": height, "media": [media]}, {"id": rid, **fields}))
+            rows.append(({"id": rid, "task": "detection", "modality": "image", "width": size[0],
+                          "height": size[1], "media": [media]}, {"id": rid, **fields}))
             if progress and (k + 1) % 500 == 0:
                 progress(k + 1, None, f"{rel} line {n}")
         problems.check(f"{rel} is not a valid UniAIDet manifest")
@@ -197,4 +250,3 @@ def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fractio
             report.count(split, "detection", "image")
         w.meta = report.fit_meta(w.meta)
     return report
-

@@ -5,22 +5,40 @@ the subset's images, and a logistic regression learns p(real) from them (real = 
 one model per subset (COCO_AI, Twitter_AI). VAI(x) = p(real | x). It is computed from the pack's
 own images when the pack is built or prepared, never from submissions.
 
-The features, in `FEATURES` order (grayscale I = OpenCV's RGB->GRAY of the 8-bit image):
+The features, in `FEATURES` order (grayscale I = OpenCV's RGB->GRAY of the 8-bit image). Seven of
+them are also defined by the authors' v1 code (`vai_scripts/feature_extraction_agid.py` in
+Hasnat79/VCT_2, commit befabc3): those reproduce its ``calculate_*`` functions operation for
+operation (bit-identical on the same pixels, tests/conformance/test_vct2_authors.py), quirks included:
 
-1. texture_complexity: entropy (log2, eps 1e-6) of the normalized histogram of skimage's uniform
-   LBP (P=8, R=1). Uniform LBP takes P+2 = 10 values; all 10 bins are used (the paper's sum runs
-   over "the bins of the LBP histogram").
-2-4. haralick_contrast / haralick_correlation / haralick_energy: GLCM at distance 1, 256 levels,
-   symmetric, normalized, averaged over 0/45/90/135 degrees. Energy is the paper's formula
-   sum G(i,j)^2 (skimage's "ASM"; skimage's "energy" is its square root). A constant image has an
-   undefined correlation; skimage reports 1 there and so do we.
-5-6. freq_mean / freq_std: mean and population std of |FFT2(I)| over all H x W frequencies.
-7. sharpness: max |I - GaussianBlur5x5(I)| (OpenCV, sigma from the kernel size).
-8. smoothness: 1 / (1 + var(Laplacian(I))) (OpenCV 3x3 Laplacian, float64).
-9. contrast: std(I).
-10. color_consistency: std of the normalized 8x8x8 HSV histogram (OpenCV ranges H 0-180, S/V 0-256).
-11. object_coherence: mean of Canny(I, 100, 200) (edge pixels are 255, as OpenCV returns them).
-12. contextual_relevance: var of the 3x3 Sobel gradient magnitude sqrt(Gx^2 + Gy^2).
+1. texture_complexity (authors' ``calculate_texture_complexity``): entropy (log2, eps 1e-6) of the
+   histogram of skimage's uniform LBP (P=8, R=1) over the authors' 26 unit bins [0, 26) (uniform
+   LBP fills the first 10), divided by (sum + 1e-6) as they do.
+2-4. haralick_contrast / haralick_correlation / haralick_energy (paper only): GLCM at distance 1,
+   256 levels, symmetric, normalized, averaged over 0/45/90/135 degrees. Energy is the paper's
+   formula sum G(i,j)^2 (skimage's "ASM"; skimage's "energy" is its square root). A constant image
+   has an undefined correlation; skimage reports 1 there and so do we.
+5-6. freq_mean / freq_std (paper only): mean and population std of |FFT2(I)| over all H x W
+   frequencies.
+7. sharpness (authors' ``calculate_image_sharpness``): max |I - GaussianBlur5x5(I)| with the blur
+   run on the 8-bit image (OpenCV rounds the blurred values to integers, sigma from the kernel
+   size), so the value is an integer.
+8. smoothness (``calculate_image_smoothness``): 1 / (1 + var(Laplacian(I))) (3x3, CV_64F).
+9. contrast (``calculate_image_contrast``): std(I).
+10. color_consistency (``calculate_color_distribution_consistency``): std of the 8x8x8 HSV
+   histogram (OpenCV ranges H 0-180, S/V 0-256) L2-normalized by ``cv2.normalize`` (unit Euclidean
+   norm, not unit sum), computed in float32 as OpenCV's histogram is.
+11. object_coherence (``calculate_object_coherence``): sum(Canny(I, 100, 200)) / pixels (edge
+   pixels are 255, as OpenCV returns them).
+12. contextual_relevance (``calculate_contextual_relevance``): var of the 3x3 Sobel gradient
+   magnitude sqrt(Gx^2 + Gy^2).
+
+Images are decoded with Pillow and converted to RGB (alpha dropped), which gives the same pixels as
+the authors' ``cv2.imread`` for 8-bit PNG and baseline JPEG files (checked on real images). The
+authors' download script re-saves every image as JPEG (``img.save(".../image_{i}.jpg")``, Pillow's
+default quality) before extracting features; we compute them on the images as released.
+The authors' v1 code then scores images with an "ADI" (min/mean-normalized feature sum, min-max
+scaled, ``agid_score_calculation.py``); the paper's VAI is the logistic model below, which we
+follow.
 
 Fit choices where the paper is silent: population z-scores over the subset (a feature with zero
 spread gets sigma 1); scikit-learn's LogisticRegression with its default L2 penalty (C = 1), lbfgs,
@@ -46,6 +64,7 @@ FEATURES = (
 )
 _ANGLES = (0.0, np.pi / 4, np.pi / 2, 3 * np.pi / 4)
 _EPS = 1e-6
+_LBP_BINS = 26  # the authors' np.histogram(bins=np.arange(0, 27), range=(0, 26))
 
 
 def _rgb(image) -> np.ndarray:
@@ -67,8 +86,11 @@ def image_features(image) -> np.ndarray:
     gray = gray8.astype(np.float64)
 
     lbp = local_binary_pattern(gray8, P=8, R=1, method="uniform")
-    hist = np.bincount(lbp.astype(np.intp).ravel(), minlength=10).astype(np.float64)
-    hist /= hist.sum()
+    # np.histogram(lbp, bins=np.arange(27), range=(0, 26)) as the authors count it, by bincount:
+    # the LBP codes are the integers 0..9, so the 26 unit bins hold the same counts
+    counts = np.bincount(lbp.astype(np.intp).ravel(), minlength=_LBP_BINS)[:_LBP_BINS]
+    hist = counts.astype(np.float64)
+    hist /= hist.sum() + _EPS
     texture = float(-np.sum(hist * np.log2(hist + _EPS)))
 
     glcm = graycomatrix(gray8, distances=[1], angles=list(_ANGLES), levels=256, symmetric=True,
@@ -80,19 +102,19 @@ def image_features(image) -> np.ndarray:
     mag = np.abs(np.fft.fft2(gray))
     freq_mean, freq_std = float(mag.mean()), float(mag.std())
 
-    blurred = cv2.GaussianBlur(gray, (5, 5), 0)
-    sharpness = float(np.max(np.abs(gray - blurred)))
-    smoothness = float(1.0 / (1.0 + cv2.Laplacian(gray, cv2.CV_64F).var()))
-    contrast = float(gray.std())
+    sharpness = float(np.max(cv2.absdiff(gray8, cv2.GaussianBlur(gray8, (5, 5), 0))))
+    smoothness = float(1.0 / (1.0 + cv2.Laplacian(gray8, cv2.CV_64F).var()))
+    contrast = float(np.std(gray8))
 
     hsv = cv2.cvtColor(rgb, cv2.COLOR_RGB2HSV)
     hh = cv2.calcHist([hsv], [0, 1, 2], None, [8, 8, 8], [0, 180, 0, 256, 0, 256])
-    color = float((hh / hh.sum()).std())
+    color = float(np.std(cv2.normalize(hh, hh).ravel()))   # L2 norm, float32, as the authors
 
-    coherence = float(cv2.Canny(gray8, 100, 200).mean())
-    gx = cv2.Sobel(gray, cv2.CV_64F, 1, 0, ksize=3)
-    gy = cv2.Sobel(gray, cv2.CV_64F, 0, 1, ksize=3)
-    relevance = float(np.sqrt(gx * gx + gy * gy).var())
+    edges = cv2.Canny(gray8, 100, 200)
+    coherence = float(np.sum(edges) / edges.size)
+    gx = cv2.Sobel(gray8, cv2.CV_64F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray8, cv2.CV_64F, 0, 1, ksize=3)
+    relevance = float(np.var(np.sqrt(gx ** 2 + gy ** 2)))
 
     return np.array([texture, h_contrast, h_corr, h_energy, freq_mean, freq_std, sharpness,
                      smoothness, contrast, color, coherence, relevance], dtype=np.float64)

@@ -52,6 +52,9 @@ from leaderboard.builders.vai import FEATURES, image_features, visual_ai_index
 from leaderboard.core.benchmarks.vct2 import SUBSET_GENERATORS, SUBSETS
 from leaderboard.demo import vct2 as demo
 
+ID_RULE = ("Item ids are `vc-` followed by the first 16 hex digits of the SHA-256 of the image's "
+           "encoded bytes as stored in the released tables (a repeat of identical bytes gets "
+           "`-2`, `-3`, ... in table order).")
 REAL_COLUMN = {"COCO_AI": "coco_image", "Twitter_AI": "twitter_image"}
 GENERATOR_COLUMN = {"sd21_image": "SD 2.1", "sdxl_image": "SDXL", "sd3_image": "SD3 Medium",
                     "sd35_image": "SD3.5 Large", "dalle_image": "DALL·E 3",
@@ -178,10 +181,12 @@ def _read_file(path: Path, rel: str, rows: _Rows, store: MediaStore, pool, batch
 
 def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fraction: float = 0.5,
           seed: int = 0, link_media: bool = False, progress: Progress | None = None,
-          workers: int = 1, batch_rows: int = 32) -> BuildReport:
+          workers: int = 1, batch_rows: int = 32, scoring_only: bool = False) -> BuildReport:
     """Write a VCT² pack at ``out`` (replaced) from the released parquet tables at ``source``.
 
     ``link_media`` has no effect (images are embedded in the tables, so they are written).
+    ``scoring_only``: no image is written (the ~166K images are too large to host); ids, labels
+    and the Visual AI Index are computed from the tables exactly as in a full build.
     """
     splitter = Splitter(dev_fraction, private_fraction, seed)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -200,8 +205,9 @@ def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fractio
     try:
         origin = "This pack was built from the authors' released tables."
         with open_pack(Path(out), demo.meta(), description=demo.description(source=origin),
-                       agreement=demo.agreement(demo=False)) as w:
-            store = MediaStore(w)
+                       agreement=demo.agreement(demo=False), scoring_only=scoring_only,
+                       id_rule=ID_RULE) as w:
+            store = MediaStore(w, scoring_only=scoring_only, report=report)
             for path in files:
                 rel = path.name if source.is_file() else path.relative_to(source).as_posix()
                 _read_file(path, rel, rows, store, pool, batch_rows, report, progress)

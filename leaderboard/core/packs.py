@@ -125,6 +125,9 @@ def parse_meta(text: str) -> PackMeta:
             secondary=tuple(t.get("secondary", ())), description=str(t.get("description", ""))))
     if len({t.key for t in tasks}) != len(tasks):
         problems.add("task keys must be unique", field="tasks", file="benchmark.yaml")
+    if not isinstance(raw.get("scoring_only", False), bool):
+        problems.add(f"must be true or false, got {raw.get('scoring_only')!r}",
+                     field="scoring_only", file="benchmark.yaml")
     if problems:
         raise PackError("invalid benchmark.yaml", problems)
     known = {"key", "title", "version", "modalities", "tasks", "splits", "agreement",
@@ -167,6 +170,13 @@ class Pack:
     tasks = property(lambda self: self.meta.tasks)
     splits = property(lambda self: self.meta.splits)
     modalities = property(lambda self: self.meta.modalities)
+
+    @property
+    def scoring_only(self) -> bool:
+        """A pack built without its media (``scoring_only: true`` in benchmark.yaml): items list
+        their media paths but the files are absent, so it only scores uploaded predictions (no
+        downloads, no container runs)."""
+        return bool(self.meta.extras.get("scoring_only", False))
 
     def task(self, key: str) -> TaskSpec:
         for t in self.meta.tasks:
@@ -350,7 +360,10 @@ class Pack:
         return finish(list(items.ids), {"split": split, "what": "labels"})
 
     def validate(self, *, check_media: bool = True) -> None:
-        """Full check of every split (tables compile, texts exist, media present)."""
+        """Full check of every split (tables compile, texts exist, media present).
+
+        A scoring-only pack's media are absent by declaration and are not checked."""
+        check_media = check_media and not self.scoring_only
         for name in (self.meta.agreement, self.meta.description):
             if not (self.root / name).is_file():
                 raise PackError(f"missing {name}")

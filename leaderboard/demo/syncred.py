@@ -45,11 +45,13 @@ You see the image only: form, style and language are hidden labels, as the paper
 only the image and a fixed instruction.
 
 ## Metrics
-- **TPR(5)** (headline): the best TPR at an operating point with FPR <= 5% on the negatives.
-  Operating points are "fake if score >= t" over your distinct scores, and never flag an image your
-  decision calls real. Labels only: TPR if FPR <= 5%, else 0. Also TPR(1) and TPR(10).
+- **TPR(5)** (headline): TPR(λ) = max TPR(τ) s.t. FPR(τ) <= λ%, the paper's threshold sweep:
+  operating points are "fake if score >= τ" over your distinct scores (ties fall together), plus
+  the point that flags nothing. With a score on every row your labels play no part in it. Labels
+  only: TPR if FPR <= 5%, else 0. Also TPR(1) and TPR(10).
 - **TPR** = TP / (TP + FN) on positives; **FPR** = FP / (FP + TN) on negatives; **accuracy**.
-- **PR-AUC**: trapezoidal area under the precision-recall curve; n/a unless every row has a score.
+- **PR-AUC**: average precision (the step-wise sum, as scikit-learn's `average_precision_score`;
+  a constant score gets the prevalence); n/a unless every row has a score.
 - TPR by form (ML media layout, IN institutional notice, PI platform interface, CR credential
   record, AD analytical display, AM assessment material), by style (NR native rendering, SC scanned,
   CC camera and FC fax copies, SP screen photograph, CV cropped view, OP online compression), by
@@ -58,6 +60,19 @@ only the image and a fixed instruction.
 - **TPR - mean** per style: the style's TPR minus the unweighted mean of the per-style TPRs.
 - False-negative attribution from `rationale` needs a judge and is listed as pending.
 - 95% bootstrap intervals (items resampled within class, fixed seed) on every number.
+
+## Fidelity to the authors' code
+The authors publish one evaluation script, `scripts/evaluate_mllm.py` (thu-coai/Syncred-Bench).
+- TPR, TPR by form and by style reproduce its `summarize` `ai_rate` on the positives run; FPR (and
+  by form/style) its `ai_rate` on the FP450 run (`--ground-truth real`); accuracy its `accuracy`
+  over both runs together. Its form and style come from `meta.json` (`labels.artifact_type` /
+  `category`, `labels.style` / `style`) before the file name `CONTENT_STYLE_INDEX`, as here.
+- Its judge answers `{"ai_generated", "confidence"}`: submit `label` = fake when `ai_generated`,
+  and `score` = confidence if `ai_generated` else 1 - confidence.
+- Deliberate differences: the script has no TPR(λ), PR-AUC, style groups, language or deltas
+  (the paper defines them; we follow the paper); it counts only rows that answered (`status` ok),
+  while every item here needs a prediction; an `unknown` answer counts as wrong in its accuracy
+  but not in its `ai_rate`, while here each row is fake or real.
 """
 
 AGREEMENT = """# SynCred-Bench data-use agreement (demo)

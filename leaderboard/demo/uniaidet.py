@@ -49,6 +49,15 @@ with the item's `height` and `width`. The domain (photo/art), family and generat
 - Every metric overall and per domain (photo, art); f.Acc and mIoU per family and per generator,
   overall and per domain (heat maps); art minus photo f.Acc and mIoU per generator and per family.
 - 95% bootstrap intervals (items resampled within class, fixed seed).
+
+## Fidelity to the authors
+The authors have published no evaluation code or release layout that we could find, so every
+metric follows the paper (appendix B.1): Acc as (TP + TN) / all (its formula repeats TN in the
+denominator, a typo), f.Acc, r.Acc, AP as scikit-learn's `average_precision_score`, mIoU as the
+mean IoU over partial-synthesis images only. Deliberate differences: the paper reports each split
+separately (Table 3); the overall (both splits) numbers are ours. Its Table 3 shows "-" for the
+mIoU of detection-only methods; here a submission without masks gets mIoU 0 (a missing mask is an
+empty mask).
 """
 
 AGREEMENT = """# UniAIDet data-use agreement (demo)

@@ -65,7 +65,8 @@ made from it, exactly one of which is real).
 ## Metrics (VCT² tables 2-3)
 - Per subset x generator, on that generator's fakes plus the subset's reals: **accuracy**,
   **precision**, **recall** (= f.Acc), **r.Acc** (the reals), **AP** (n/a unless every row has a
-  score).
+  score). Precision with nothing called fake is 0 (scikit-learn's `precision_score` default), so
+  the means stay defined.
 - **Mean accuracy** (headline) over all subset x generator cells, and per subset (the paper:
   58.0% COCO_AI, 58.34% Twitter_AI over 17 detectors); mean precision and recall likewise.
 - **Visual AI Index** (section 5): twelve low-level features (LBP texture entropy, GLCM contrast,
@@ -77,6 +78,25 @@ made from it, exactly one of which is real).
   per-generator accuracy (paper: -0.532 COCO_AI, -0.503 Twitter_AI).
 - 95% bootstrap intervals: each generator's fakes and each subset's reals resampled (exact
   binomial draws), the reals drawn once per resample for all generators that share them.
+
+## Fidelity to the authors' code
+The authors' code (Hasnat79/VCT_2) scores each detector in its own script.
+- Accuracy, precision, recall, f.Acc and r.Acc reproduce `calculate_metrics(y_true, y_pred, 0.5)`
+  of `detection_scripts/universal_fake_detect_validate_sd35_new.py` (precision 0 with no
+  predicted fake, as there); AP is `sklearn.metrics.average_precision_score`, which its
+  `validate` calls. The means are unweighted means of those cells, as the paper's tables.
+- Seven VAI features reproduce `vai_scripts/feature_extraction_agid.py` exactly (bit for bit on
+  the same pixels): `calculate_texture_complexity`, `calculate_color_distribution_consistency`
+  (histogram L2-normalised by `cv2.normalize`), `calculate_object_coherence`,
+  `calculate_contextual_relevance`, `calculate_image_smoothness`, `calculate_image_sharpness`
+  (blur of the 8-bit image) and `calculate_image_contrast`. The other five (GLCM contrast,
+  correlation and energy; FFT mean and std) and the logistic VAI follow the paper.
+- Deliberate differences: their scripts call an image fake when `score > 0.5`; here a row's
+  `label` decides, else `score >= 0.5` (give `label` to reproduce their decision at exactly 0.5).
+  Their v1 code ranks images by an "ADI" (`agid_score_calculation.py`), not the paper's VAI; we
+  follow the paper. Their download script re-saves every image as JPEG before extracting
+  features; we compute them on the images as released (decoded with Pillow, which gives
+  `cv2.imread`'s pixels for 8-bit PNG and JPEG files).
 """
 
 AGREEMENT = """# VCT² data-use agreement (demo)

@@ -112,6 +112,21 @@ def test_scores_sweep_and_pr_auc():
     assert head.ci_low is not None and head.ci_low <= head.ci_high
 
 
+def test_sweep_is_not_capped_by_the_decision_and_pr_auc_is_ap():
+    # Issue 11: fakes scored 0.2, reals 0.1, no labels (decision: everything real).
+    score = [0.2] * 4 + [0.1] * 4
+    r = by(SynCred().score_block(block([0] * 8, score), ScoringContext()))
+    assert r[("tpr", ())].value == 0.0
+    for lam in (1, 5, 10):
+        rec = r[(f"tpr_at_fpr_{lam}", ())]
+        assert rec.value == 1.0 and rec.metric_version == "2"
+    assert r[("pr_auc", ())].value == 1.0 and r[("pr_auc", ())].metric_version == "2"
+    # a constant score ranks nothing: PR-AUC is the prevalence (the trapezoid said 0.75)
+    r = by(SynCred().score_block(block([1] * 8, [0.5] * 8), ScoringContext()))
+    assert r[("pr_auc", ())].value == 0.5
+    assert r[("tpr", ())].metric_version == "1"
+
+
 def test_false_negative_rationales_are_pending():
     why = [None, None, None, "a plain scan with a stamp", None, None, None, None]
     ctx = ScoringContext()

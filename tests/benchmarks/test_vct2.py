@@ -87,7 +87,12 @@ def test_values_by_hand():
     assert r[("accuracy", coco_xl)].value == 0.5 and r[("precision", coco_xl)].value == 0.5
     tw = (("generator", "SD 2.1"), ("subset", "Twitter_AI"))
     assert r[("accuracy", tw)].value == 0.5 and r[("recall", tw)].value == 0.0
-    assert r[("precision", tw)].value is None  # nothing called fake: undefined, not 0
+    # nothing called fake: precision 0 as sklearn's precision_score (zero_division default) and the
+    # authors' calculate_metrics give it, so the subset's and the overall means stay defined
+    assert r[("precision", tw)].value == 0.0 and r[("precision", tw)].metric_version == "2"
+    assert r[("precision", tw)].ci_low == 0.0 == r[("precision", tw)].ci_high
+    assert r[("mean_precision", (("subset", "Twitter_AI"),))].value == 0.0
+    assert r[("mean_precision", ())].value == pytest.approx((2 / 3 + 0.5 + 0.0) / 3)
     assert r[("mean_accuracy", (("subset", "COCO_AI"),))].value == 0.625
     assert r[("mean_accuracy", ())].value == pytest.approx((0.75 + 0.5 + 0.5) / 3)
     head = r[("mean_accuracy", ())]

@@ -78,3 +78,20 @@ def test_build_pack_command(tmp_path):
     res = runner.invoke(build_pack, ["syncred", "--from", str(release), "--out", str(out),
                                      "--dev-fraction", "2"])
     assert res.exit_code == 2 and "dev_fraction must be a number in [0, 1], got 2.0" in res.output
+
+
+def test_build_pack_scoring_only(tmp_path, monkeypatch):
+    release = make_release(tmp_path / "SynCred")
+    out = tmp_path / "pack"
+    res = CliRunner().invoke(build_pack, ["syncred", "--from", str(release), "--out", str(out),
+                                          "--scoring-only"])
+    assert res.exit_code == 0, res.output
+    assert "scoring-only pack: 28 media files listed as absent (28 images); 0 of them were not " \
+           "in the release either" in res.output
+    assert "scoring_only: true" in (out / "benchmark.yaml").read_text()
+    # a builder that cannot leave its media out says so, naming itself
+    from leaderboard.builders import syncred
+
+    monkeypatch.setattr(syncred, "build", lambda source, out, **kw: None)
+    with pytest.raises(ValueError, match="the syncred builder cannot build a scoring-only pack"):
+        build("syncred", release, tmp_path / "p", scoring_only=True)

@@ -76,8 +76,13 @@ def test_builds_positives_negatives_and_overrides(release, tmp_path):
      "SynCred-600/XX_NR_001.png"),
     (lambda r: (r / "meta.json").write_text('{"ML_NR_000.png": {"language": "fr"}}'),
      "meta.json entry 'ML_NR_000.png', field 'language'"),
-    (lambda r: (r / "meta.json").write_text('{"nope.png": {"language": "en"}}'),
-     "meta.json entry 'nope.png'"),
+    (lambda r: (r / "meta.json").write_text('[{"image": "ML_NR_000.png", "category": "Memo"}]'),
+     "meta.json record 0, field 'form'"),
+    (lambda r: (r / "meta.json").write_text(
+        '[{"image": "ML_NR_000.png", "style": "SC"}, {"file": "ML_NR_000.png", "style": "CV"}]'),
+     "meta.json record 1, field 'style': style 'CV' contradicts 'SC' given by meta.json record 0"),
+    (lambda r: (r / "meta.json").write_text('{"data": [3]}'), "meta.json record 0"),
+    (lambda r: (r / "meta.json").write_text('"rows"'), "meta.json"),
     (lambda r: shutil.copy(r / "SynCred-600/ML_NR_000.png", r / "SynCred-600/ML_NR_999.png"),
      "SynCred-600/ML_NR_999.png"),
 ])
@@ -88,3 +93,87 @@ def test_malformed_release_names_the_file(release, tmp_path, edit, where):
     with pytest.raises(SourceError) as exc:
         syncred.build(bad, tmp_path / "pack")
     assert where in str(exc.value)
+
+
+def test_meta_json_in_the_authors_load_metadata_shapes(release, tmp_path):
+    """Every shape scripts/evaluate_mllm.py's load_metadata reads (thu-coai/Syncred-Bench 4a0f638):
+    a list of rows, {"data": [...]}, {"items": [...]}, one row object; image/file/filename keys
+    matched by base name; labels.artifact_type / category and labels.style / style, as names."""
+    rel = tmp_path / "rel"
+    shutil.copytree(release, rel)
+    (rel / "meta.json").unlink()
+    (rel / "SynCred-600" / "meta.json").write_text(json.dumps([
+        {"image": "ML_NR_000.png", "labels": {"artifact_type": "Assessment Material",
+                                               "style": "Fax Copy"}, "lang": "zh",
+         "claim": "kept out of the pack", "prompt": {"nested": True}},
+        {"image": "/abs/elsewhere/IN_SC_004.png", "category": "platform interface",
+         "style": "cv", "language": "English"},
+        {"file": "PI_CC_008.png", "labels": {"language": "en"}},
+        {"caption": "a row with no image name is skipped"},
+        {"image": "not_in_the_release.png", "category": "ML"},
+    ]))
+    (rel / "FP450" / "meta.json").write_text(json.dumps(
+        {"data": [{"filename": "real_5.jpg.png", "category": "AM", "ground_truth": "real"}]}))
+    (rel / "FP450" / "sub").mkdir()
+    (rel / "FP450" / "sub" / "meta.json").write_text(json.dumps(
+        {"image": "real_6.jpg.png", "style": "Screen Photograph"}))  # scope: FP450/sub only
+    (rel / "FP450" / "items").mkdir()
+    (rel / "FP450" / "items" / "meta.json").write_text(json.dumps(
+        {"items": [{"image": "real_7.jpg.png", "style": "SP"}]}))  # real_7 is in FP450, not here
+    report = syncred.build(rel, tmp_path / "pack", dev_fraction=0.0)
+    load_pack(tmp_path / "pack").validate()
+    labels = _by_source(tmp_path / "pack", "test", rel)
+    assert labels["ML_NR_000.png"] | {"part": None, "id": None} == {
+        "id": None, "part": None, "label": "fake", "form": "AM", "style": "FC", "language": "zh"}
+    assert (labels["IN_SC_004.png"]["form"], labels["IN_SC_004.png"]["style"],
+            labels["IN_SC_004.png"]["language"]) == ("PI", "CV", "en")
+    assert labels["PI_CC_008.png"]["language"] == "en"
+    assert labels["real_5.jpg.png"]["form"] == "AM" and labels["real_5.jpg.png"]["label"] == "real"
+    assert "style" not in labels["real_6.jpg.png"] and "style" not in labels["real_7.jpg.png"]
+    assert any("1 meta.json rows name no image" in n for n in report.notes)
+    assert any("3 meta.json rows name images that are not in the release" in n
+               for n in report.notes)
+
+
+def test_scoring_only_pack_without_media(release, tmp_path):
+    """Labels and ids only: images listed as absent, rows of meta.json without their image."""
+    full = tmp_path / "full"
+    syncred.build(release, full, dev_fraction=0.0)
+    rel = tmp_path / "rel"
+    shutil.copytree(release, rel)
+    (rel / "SynCred-600" / "ML_NR_000.png").unlink()      # named by meta.json: stays an item
+    (rel / "SynCred-600" / "AM_SC_016.png").unlink()      # named by nothing: gone
+    (rel / "meta.json").write_text(json.dumps([
+        {"image": "SynCred-600/ML_NR_000.png", "language": "zh"},
+        {"image": "FP450/gone_negative.png"},
+        {"image": "elsewhere/AD_NR_77.png", "ground_truth": "ai", "language": "en"}]))
+    out = tmp_path / "scoring"
+    report = syncred.build(rel, out, dev_fraction=0.0, scoring_only=True)
+    pack = load_pack(out)
+    pack.validate()
+    assert pack.scoring_only and not any((out / "media").rglob("*.*"))
+    assert "Scoring-only benchmark" in pack.text("description")
+    assert report.absent == {"images": 29} and report.not_in_release == 3
+    assert "29 media files listed as absent (29 images); 3 of them" in report.absent_summary()
+    labels, items = labels_of(out, "test"), items_of(out, "test")
+    assert all(it["media"][0].startswith("media/images/") for it in items.values())
+    # images that are there keep the ids of the full build
+    full_ids = set(labels_of(full, "test"))
+    assert len(set(labels) & full_ids) == 26
+    absent = {i: lab for i, lab in labels.items() if i not in full_ids}
+    assert sorted((lab["label"], lab.get("form"), lab.get("language")) for lab in absent.values()) \
+        == [("fake", "AD", "en"), ("fake", "ML", "zh"), ("real", None, None)]
+    import hashlib
+    want = "sc-" + hashlib.sha256(b"absent:FP450/gone_negative.png").hexdigest()[:16]
+    assert absent[want]["label"] == "real"
+    records = score_baseline(pack, "test", "all-fake", tmp_path)
+    assert records[("detection", "tpr", ())].value == 1.0
+
+
+def test_scoring_only_row_needs_a_label_when_nothing_else_says(release, tmp_path):
+    rel = tmp_path / "rel"
+    shutil.copytree(release, rel)
+    (rel / "meta.json").write_text(json.dumps([{"image": "misc/photo.png"}]))
+    with pytest.raises(SourceError) as exc:
+        syncred.build(rel, tmp_path / "pack", scoring_only=True)
+    assert "meta.json record 0, field 'label'" in str(exc.value)

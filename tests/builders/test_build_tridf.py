@@ -107,6 +107,7 @@ def test_question_files_alone_build_tfq_and_mcq(tmp_path):
     assert labels["img_face_swapping-0"]["answer"] == ["A", "D"]
     assert labels["img_face_swapping-0"]["artifacts"] == ["blurriness", "unnatural_gaze"]
     assert all("media" not in it for it in items.values())
+    assert pack.meta.extras.get("scoring_only") is True   # no media: scores uploads only
     assert pack.meta.extras["question_files"] == [
         "aud_voice_cloning_questions.json", "img_face_swapping.json",
         "img_face_swapping_questions.json"]

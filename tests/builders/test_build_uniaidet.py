@@ -96,3 +96,31 @@ def test_malformed_rows_name_line_and_field(tmp_path, row, field):
         uniaidet.build(release, tmp_path / "pack")
     assert f"manifest.csv, {field}" in str(exc.value)
     shutil.rmtree(release)
+
+
+def test_scoring_only_without_images(tmp_path):
+    """Only the manifest and the masks (labels): sizes from masks or width/height columns."""
+    root, _ = make_release(tmp_path / "rel")
+    full = tmp_path / "full"
+    uniaidet.build(root, full, dev_fraction=0.0)
+    for name in ("photo/real_1.png", "photo/inp_0.png", "art/df_0.png"):
+        (root / name).unlink()
+    text = (root / "manifest.csv").read_text().splitlines()
+    text[0] += ",width,height"
+    text[1:] = [line + (",30,20" if "real_1" in line else ",,") for line in text[1:]]
+    (root / "manifest.csv").write_text("\n".join(text) + "\n")
+    out = tmp_path / "pack"
+    report = uniaidet.build(root, out, dev_fraction=0.0, scoring_only=True)
+    pack = load_pack(out)
+    pack.validate()
+    assert pack.scoring_only and report.absent == {"images": 7} and report.not_in_release == 3
+    items, full_items = items_of(out, "test"), items_of(full, "test")
+    assert len(set(items) & set(full_items)) == 4            # the images that are there keep ids
+    assert {(it["width"], it["height"]) for it in items.values()} == {(30, 20)}
+    assert not any((out / "media").rglob("*.png"))
+    assert score_baseline(pack, "test", "all-fake", tmp_path)[("detection", "f_acc", ())].value == 1.0
+    (root / "manifest.csv").write_text("\n".join(text[:2] + [text[2].replace(",30,20", ",,")]) + "\n")
+    with pytest.raises(SourceError, match="give its width and height"):
+        uniaidet.build(root, tmp_path / "p2", scoring_only=True)
+    with pytest.raises(SourceError, match="not found next to the manifest"):
+        uniaidet.build(root, tmp_path / "p3")

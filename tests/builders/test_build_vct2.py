@@ -120,3 +120,16 @@ def test_malformed_tables_name_file_row_and_column(tmp_path):
     (other / "x.parquet").write_bytes(b"PAR1 nope")
     with pytest.raises(SourceError, match="x.parquet: not a readable parquet file"):
         vct2.build(other, tmp_path / "pack")
+
+
+def test_scoring_only_writes_no_image_and_keeps_ids_labels_and_vai(release, tmp_path):
+    full, lean = tmp_path / "full", tmp_path / "lean"
+    vct2.build(release, full, dev_fraction=0.0)
+    report = vct2.build(release, lean, dev_fraction=0.0, scoring_only=True)
+    pack = load_pack(lean)
+    pack.validate()
+    assert pack.scoring_only and not any((lean / "media").rglob("*.png"))
+    assert report.absent == {"images": 71} and report.not_in_release == 0
+    assert labels_of(lean, "test") == labels_of(full, "test")
+    assert items_of(lean, "test") == items_of(full, "test")
+    assert "Scoring-only benchmark" in pack.text("description")

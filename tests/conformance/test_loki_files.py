@@ -93,6 +93,7 @@ def test_the_whole_release_builds_in_one_call(release, tmp_path):
     mc3d = [r for r in rows if r["id"].startswith("loki/3D/multi_choice/")]
     assert len(mc3d) == 10 and {r["modality"] for r in mc3d} == {"3d"}
     assert not any("media" in r for r in rows)
+    assert pack.meta.extras.get("scoring_only") is True   # no media: scores uploads only
     real = labels["loki/3D/true_or_false/0"]    # 3D_tf_3D_real_ask_real: no subcategory
     assert (real["truth"], real["authors_type"], real["source"], real["source_index"]) == \
         ("real", "real", "3D/true_or_false.json", 0) and "subcategory" not in real

@@ -134,3 +134,18 @@ def test_media_must_exist(tmp_path):
     with pytest.raises(PackError, match="does not exist"):
         load_pack(root).validate()
     load_pack(root).validate(check_media=False)
+
+
+def test_scoring_only_pack_has_its_media_absent_by_declaration(tmp_path):
+    root = write_toy_pack(tmp_path / "p", extra_item={"id": "x9", "task": "detect",
+                                                      "modality": "image",
+                                                      "media": ["media/none.png"]},
+                          extra_label={"id": "x9", "label": "fake", "part": "public"})
+    meta = root / "benchmark.yaml"
+    meta.write_text(meta.read_text() + "scoring_only: true\n")
+    pack = load_pack(root)
+    assert pack.scoring_only
+    pack.validate()
+    meta.write_text(meta.read_text().replace("scoring_only: true", "scoring_only: maybe"))
+    with pytest.raises(PackError, match="field 'scoring_only': must be true or false, got 'maybe'"):
+        load_pack(root)

@@ -22,8 +22,8 @@ def test_matches_sklearn(pairs):
     t, s = split(pairs)
     if t.any():
         assert R.average_precision(y_true=t, y_score=s) == pytest.approx(skm.average_precision_score(t, s))
-        prec, rec, _ = skm.precision_recall_curve(t, s)
-        assert R.pr_auc(y_true=t, y_score=s) == pytest.approx(skm.auc(rec, prec))
+        # SynCred's PR-AUC is average precision (the step sum), not sklearn.metrics.auc's trapezoids
+        assert R.pr_auc(y_true=t, y_score=s) == pytest.approx(skm.average_precision_score(t, s))
     if t.any() and not t.all():
         assert R.roc_auc(y_true=t, y_score=s) == pytest.approx(skm.roc_auc_score(t, s))
 
@@ -32,8 +32,13 @@ def test_pinned_values():
     kw = dict(y_true=[False, False, True, True], y_score=[0.1, 0.4, 0.35, 0.8])
     assert R.average_precision(**kw) == pytest.approx(0.5 * 1 + 0.5 * 2 / 3)
     assert R.roc_auc(**kw) == 0.75
-    # PR points (0,1) (0.5,1) (0.5,0.5) (1,2/3) (1,0.5): trapezoids 0.5 + 0 + 0.5*(0.5+2/3)/2 + 0
-    assert R.pr_auc(**kw) == pytest.approx(0.5 + 0.5 * (0.5 + 2 / 3) / 2)
+    assert R.pr_auc(**kw) == R.average_precision(**kw)
+
+
+def test_pr_auc_of_a_constant_score_is_the_prevalence():
+    # The case: the trapezoid gave (1 + 0.59) / 2 ~ 0.80 to a detector that ranks nothing.
+    y = np.r_[np.ones(59, bool), np.zeros(41, bool)]
+    assert R.pr_auc(y_true=y, y_score=np.full(100, 0.5)) == pytest.approx(0.59)
 
 
 def test_ties_fall_together():
@@ -94,14 +99,17 @@ def test_sweep_hand_derived():
     assert R.tpr_at_fpr(y_true=y_true, y_pred=everything, y_score=s, max_fpr=0.10) == 1.0
 
 
-def test_sweep_never_more_permissive_than_submitted_decision():
-    y_true = np.r_[np.ones(4, bool), np.zeros(20, bool)]
+def test_sweep_ignores_the_submitted_decision():
+    # The paper's pure sweep: fakes scored 0.2 and reals 0.1, no label (decision = score >= 0.5,
+    # everything real) -> tau = 0.2 flags every fake and no real: TPR(5) = 1.
+    y_true = np.r_[np.ones(6, bool), np.zeros(4, bool)]
+    s = np.r_[np.full(6, 0.2), np.full(4, 0.1)]
+    assert R.tpr_at_fpr(y_true=y_true, y_pred=s >= 0.5, y_score=s, max_fpr=0.05) == 1.0
+    # A decision stricter than the sweep's best point does not cap it either.
     s = np.r_[[0.9, 0.8, 0.6, 0.3], [0.85, 0.5, 0.2, 0.1], np.zeros(16)]
-    # Submitted decision = score >= 0.7: the 0.6 and 0.3 fakes were called real and stay real.
-    y_pred = s >= 0.7
-    assert R.tpr_at_fpr(y_true=y_true, y_pred=y_pred, y_score=s, max_fpr=0.10) == 0.5
-    # ... but the sweep may be stricter than the decision: at FPR 0, only the 0.9 fake remains.
-    assert R.tpr_at_fpr(y_true=y_true, y_pred=y_pred, y_score=s, max_fpr=0.0) == 0.25
+    y_true = np.r_[np.ones(4, bool), np.zeros(20, bool)]
+    assert R.tpr_at_fpr(y_true=y_true, y_pred=s >= 0.7, y_score=s, max_fpr=0.10) == 1.0
+    assert R.tpr_at_fpr(y_true=y_true, y_pred=s >= 0.7, y_score=s, max_fpr=0.0) == 0.25
 
 
 def test_sweep_ties_fall_together():
@@ -115,7 +123,7 @@ def test_sweep_ties_fall_together():
 
 @settings(max_examples=150, deadline=None)
 @given(rows, st.lists(st.booleans(), min_size=80, max_size=80), st.sampled_from([0.0, 0.05, 0.1, 0.3]))
-def test_sweep_matches_brute_force_and_dominates_labels_only(pairs, pred_bits, lam):
+def test_sweep_matches_brute_force_and_sklearn_roc_curve(pairs, pred_bits, lam):
     t, s = split(pairs)
     p = np.array(pred_bits[: len(t)])
     got = R.tpr_at_fpr(y_true=t, y_pred=p, y_score=s, max_fpr=lam)
@@ -124,11 +132,12 @@ def test_sweep_matches_brute_force_and_dominates_labels_only(pairs, pred_bits, l
         return
     best = 0.0
     for tau in np.unique(s):
-        flag = p & (s >= tau)
+        flag = s >= tau
         if (flag & ~t).sum() / (~t).sum() <= lam:
             best = max(best, (flag & t).sum() / t.sum())
-    assert got == pytest.approx(best)
-    assert got >= R.tpr_at_fpr(y_true=t, y_pred=p, max_fpr=lam)
+    assert got == best
+    fpr, tpr, _ = skm.roc_curve(t, s, drop_intermediate=False)
+    assert got == tpr[fpr <= lam].max()
 
 
 def test_missing_score_falls_back_to_labels_only():

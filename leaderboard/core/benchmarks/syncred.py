@@ -7,10 +7,14 @@ see only the image. The headline is TPR(5): the best true-positive rate at an FP
 Metrics (fractions; see `METRICS` for directions):
 
 * ``tpr`` = TP / (TP + FN) on positives; ``fpr`` = FP / (FP + TN) on negatives; ``accuracy``.
-* ``tpr_at_fpr_1`` / ``_5`` / ``_10``: TPR(lambda) by `leaderboard.core.metrics.ranking.tpr_at_fpr`
-  (a sweep over the submitted scores when every row has one, never more permissive than the
-  submitted decision; labels only: TPR if FPR <= lambda% else 0).
-* ``pr_auc``: area under the precision-recall curve; n/a unless every row has a score.
+* ``tpr_at_fpr_1`` / ``_5`` / ``_10``: TPR(lambda) = max TPR(tau) s.t. FPR(tau) <= lambda% by
+  `leaderboard.core.metrics.ranking.tpr_at_fpr`: the paper's pure threshold sweep over the
+  submitted scores when every row has one (the submitted labels play no part then); labels only:
+  TPR if FPR <= lambda% else 0. ``metric_version`` "2" (version 1 capped the sweep by the
+  submitted decision).
+* ``pr_auc``: average precision (sklearn's ``average_precision_score``, the step-wise sum; the
+  spec), n/a unless every row has a score. ``metric_version`` "2" (version 1 was the trapezoidal
+  area, which overstates: a constant score got (1 + prevalence) / 2).
 * ``tpr`` by form, style, style group (DR = SC/CC/FC, OC = CV/OP, NR and SP alone) and language;
   ``fpr`` along the same axes where the negatives carry the attribute (FP450 was hand-balanced
   over the under-represented styles, so negatives have styles too).
@@ -57,6 +61,8 @@ STYLES = ("NR", "SC", "CC", "FC", "SP", "CV", "OP")
 STYLE_GROUPS = {"NR": "NR", "SC": "DR", "CC": "DR", "FC": "DR", "SP": "SP", "CV": "OC", "OP": "OC"}
 LANGUAGES = ("zh", "en")
 LAMBDAS = (1, 5, 10)
+#: metrics whose definition changed (issue 11): TPR(lambda) is the pure sweep, PR-AUC is AP
+METRIC_VERSIONS = {"pr_auc": "2", **{f"tpr_at_fpr_{lam}": "2" for lam in LAMBDAS}}
 
 
 @register
@@ -103,7 +109,8 @@ class SynCred(Benchmark):
         out: list[MetricRecord] = []
 
         def rec(metric, sl, value, ci=(None, None), n=0):
-            out.append(MetricRecord(task, metric, sl, value, ci[0], ci[1], n))
+            out.append(MetricRecord(task, metric, sl, value, ci[0], ci[1], n,
+                                    metric_version=METRIC_VERSIONS.get(metric, "1")))
 
         cis = count_metric_cis(tp=tp, fp=fp, tn=n - n_pos - fp, fn=n_pos - tp,
                                metrics=("recall", "false_positive_rate", "accuracy"), **boot)

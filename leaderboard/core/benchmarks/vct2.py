@@ -10,7 +10,10 @@ Records (slices name ``subset`` and ``generator``):
 
 * per subset x generator: ``accuracy``, ``precision``, ``recall`` (Tables 2-3's Acc, P, R), plus
   ``f_acc`` (= recall, the spec's name), ``r_acc`` (the subset's reals) and ``average_precision``
-  (n/a unless every row has a score);
+  (n/a unless every row has a score). Precision with no predicted fake is 0, as scikit-learn's
+  ``precision_score`` (default ``zero_division``) and the authors' ``calculate_metrics``
+  (``detection_scripts/universal_fake_detect_validate_sd35_new.py``) give it, so the means stay
+  defined (``metric_version`` "2"; version 1 reported n/a and so left the means n/a);
 * ``mean_accuracy`` / ``mean_precision`` / ``mean_recall``: unweighted means over the generators
   of a subset, and over all subset x generator cells for the overall slice {} (the headline:
   the paper's 58.0% COCO_AI / 58.34% Twitter_AI are such means);
@@ -49,6 +52,8 @@ SUBSETS = ("COCO_AI", "Twitter_AI")
 GENERATORS = ("SD 2.1", "SDXL", "SD3 Medium", "SD3.5 Large", "DALL·E 3", "Midjourney 6")
 #: generators of each subset (Midjourney blocked most Twitter prompts, Table 3)
 SUBSET_GENERATORS = {"COCO_AI": GENERATORS, "Twitter_AI": GENERATORS[:-1]}
+#: metrics whose definition changed (issue 11): precision with no predicted fake is 0, not n/a
+_METRIC_VERSIONS = {"precision": "2", "mean_precision": "2"}
 _CELL_METRICS = {"accuracy": "accuracy", "precision": "precision", "recall": "recall",
                  "f_acc": "recall", "r_acc": "real_accuracy"}
 
@@ -101,7 +106,8 @@ class Vct2(Benchmark):
         out: list[MetricRecord] = []
 
         def rec(metric, sl, value, ci=(None, None), n=0):
-            out.append(MetricRecord(task, metric, sl, value, ci[0], ci[1], n))
+            out.append(MetricRecord(task, metric, sl, value, ci[0], ci[1], n,
+                                    metric_version=_METRIC_VERSIONS.get(metric, "1")))
 
         y = block.truth["label"] == "fake"
         dec = block.pred["decision"].astype(bool)
@@ -120,8 +126,12 @@ class Vct2(Benchmark):
         def cell_values(tp, n_fake, fp, n_real):
             tn = n_real - fp
             shape = np.broadcast_shapes(np.shape(tp), np.shape(fp))   # r.Acc has no generator axis
-            return {m: np.broadcast_to(np.asarray(FROM_COUNTS[f](tp, fp, tn, n_fake - tp), float), shape)
-                    for m, f in _CELL_METRICS.items()}
+            out = {m: np.broadcast_to(np.asarray(FROM_COUNTS[f](tp, fp, tn, n_fake - tp), float),
+                                      shape)
+                   for m, f in _CELL_METRICS.items()}
+            # no predicted fake: precision 0 (sklearn's zero_division default), never n/a
+            out["precision"] = np.where(np.add(tp, fp) > 0, out["precision"], 0.0)
+            return out
 
         scored = bool(len(y)) and bool(block.pred["has_score"].all())
         all_means: dict[str, list] = {"accuracy": [], "precision": [], "recall": []}

@@ -221,8 +221,9 @@ def bootstrap_ranking_ci(*, metric: str, y_true, y_score, y_pred=None, max_fpr=N
 
     Items are resampled within each class; a resample is a vector of item multiplicities, so
     each resample's curve is a weighted cumulative sum over the one sorted order. ``tpr_at_fpr``
-    needs ``y_pred`` and ``max_fpr`` and follows ``ranking.tpr_at_fpr`` (labels-only rule when
-    ``y_score`` is None or has a missing score).
+    needs ``y_pred`` and ``max_fpr`` and follows ``ranking.tpr_at_fpr`` (the pure sweep over the
+    scores; the labels-only rule when ``y_score`` is None or has a missing score). ``pr_auc`` is
+    average precision, as ``ranking.pr_auc``.
     """
     conf = _check_common(n_resamples, seed, confidence)
     # Cost is n_resamples x n cells; past the budget fewer resamples are drawn (never under
@@ -255,14 +256,12 @@ def bootstrap_ranking_ci(*, metric: str, y_true, y_score, y_pred=None, max_fpr=N
             lam = fraction("max_fpr", max_fpr)
             vals = np.where(draws[:, 1] / n_neg <= lam, draws[:, 0] / n_pos, 0.0)
             return percentile_ci(vals, confidence=conf)
-        s = ranking.gated_scores(p, s)
     else:
         s = score_vector("y_score", y_score)
     same_length(y_true=t, y_score=s)
     order, last = ranking.sort_order(s)
     t_sorted = t[order]
     pos_cols, neg_cols = np.flatnonzero(t_sorted), np.flatnonzero(~t_sorted)
-    candidate = np.isfinite(s[order][last])
     rng = np.random.default_rng(seed)
     values = np.empty(n_resamples)
     step = max(1, _CHUNK_CELLS // t.size)
@@ -275,14 +274,12 @@ def bootstrap_ranking_ci(*, metric: str, y_true, y_score, y_pred=None, max_fpr=N
             w_neg[:, neg_cols] = _class_multiplicities(n_neg, rows, rng)
         tps = np.cumsum(w_pos, axis=1)[:, last]
         fps = np.cumsum(w_neg, axis=1)[:, last]
-        if metric == "average_precision":
+        if metric in ("average_precision", "pr_auc"):
             v = ranking.average_precision_from_curve(tps, fps)
         elif metric == "roc_auc":
             v = ranking.roc_auc_from_curve(tps, fps)
-        elif metric == "pr_auc":
-            v = ranking.pr_auc_from_curve(tps, fps)
         else:
-            v = ranking.tpr_at_fpr_from_curve(tps, fps, candidate=candidate, n_pos=n_pos, n_neg=n_neg,
+            v = ranking.tpr_at_fpr_from_curve(tps, fps, n_pos=n_pos, n_neg=n_neg,
                                               max_fpr=fraction("max_fpr", max_fpr))
         values[start:start + rows] = v
     return percentile_ci(values, confidence=conf)

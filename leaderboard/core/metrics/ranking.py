@@ -77,28 +77,8 @@ def roc_auc_from_curve(tps, fps):
     return np.where((n_pos[..., 0] > 0) & (n_neg[..., 0] > 0), area, np.nan)
 
 
-def pr_auc_from_curve(tps, fps):
-    """Trapezoidal area under (recall, precision), starting at sklearn's (0, 1) end point."""
-    tps = np.asarray(tps, dtype=np.float64)
-    fps = np.asarray(fps, dtype=np.float64)
-    n_pos = tps[..., -1:]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        # Only a bootstrap resample has thresholds that flag nothing yet (tps + fps = 0); giving
-        # them precision 1 repeats the (0, 1) start point, so they add no area.
-        prec = np.where(tps + fps > 0, tps / np.maximum(tps + fps, 1), 1.0)
-        rec = tps / n_pos
-    one = np.ones_like(n_pos)
-    prec = np.concatenate([one, prec], axis=-1)
-    rec = np.concatenate([one * 0.0, rec], axis=-1)
-    area = np.sum(np.diff(rec, axis=-1) * (prec[..., 1:] + prec[..., :-1]) / 2.0, axis=-1)
-    return np.where(n_pos[..., 0] > 0, area, np.nan)
-
-
-def tpr_at_fpr_from_curve(tps, fps, *, candidate, n_pos, n_neg, max_fpr):
-    """Best TPR over operating points with FPR <= max_fpr; the empty point (0, 0) always counts.
-
-    ``candidate`` (same last axis) marks the thresholds that may be chosen.
-    """
+def tpr_at_fpr_from_curve(tps, fps, *, n_pos, n_neg, max_fpr):
+    """Best TPR over operating points with FPR <= max_fpr; the empty point (0, 0) always counts."""
     tps = np.asarray(tps, dtype=np.float64)
     fps = np.asarray(fps, dtype=np.float64)
     n_neg = np.asarray(n_neg, dtype=np.float64)
@@ -106,7 +86,7 @@ def tpr_at_fpr_from_curve(tps, fps, *, candidate, n_pos, n_neg, max_fpr):
     with np.errstate(invalid="ignore", divide="ignore"):
         # k / n compared with max_fpr (not k <= max_fpr * n): division is correctly rounded, so
         # an FPR exactly at the budget (29/100 vs 0.29) is never lost to a rounding error.
-        feasible = candidate & (fps / n_neg[..., None] <= max_fpr)
+        feasible = fps / n_neg[..., None] <= max_fpr
         best = np.max(np.where(feasible, tps, 0.0), axis=-1, initial=0.0)
         out = best / n_pos
     return np.where((n_pos > 0) & (n_neg > 0), out, np.nan)
@@ -145,49 +125,43 @@ def roc_auc(*, y_true, y_score) -> float:
 
 
 def pr_auc(*, y_true, y_score) -> float:
-    """Area under the precision-recall curve by trapezoids (SynCred's PR-AUC).
+    """SynCred's PR-AUC, computed as average precision (the spec; identical to `average_precision`).
 
-    Convention: ``sklearn.metrics.auc(recall, precision)`` on ``precision_recall_curve`` output,
-    i.e. one point per distinct threshold plus the end point (recall 0, precision 1), joined by
-    straight lines. It differs from ``average_precision`` (a step sum), which the spec uses for AP.
+    The step-wise sum of ``sklearn.metrics.average_precision_score``, not the trapezoidal area
+    under the precision-recall points: trapezoids interpolate linearly between operating points
+    and overstate the area: a constant score would get (1 + prevalence) / 2 (0.80 at prevalence
+    0.59), where AP gives the prevalence itself.
     NaN when there is no fake item or a score is missing.
 
-    >>> round(pr_auc(y_true=[False, True], y_score=[0.2, 0.9]), 6)
-    1.0
+    >>> pr_auc(y_true=[True, False, True], y_score=[0.5, 0.5, 0.5])   # constant: the prevalence
+    0.6666666666666666
     """
-    got = _inputs(y_true, y_score)
-    if got is None or not got[0].any():
-        return float("nan")
-    curve = binary_curve(*got)
-    return float(pr_auc_from_curve(curve.tps, curve.fps))
-
-
-def gated_scores(y_pred: np.ndarray, y_score: np.ndarray) -> np.ndarray:
-    """Scores with rows the submission called real pushed to -inf (never flagged by any tau)."""
-    return np.where(y_pred, y_score, -np.inf)
+    return average_precision(y_true=y_true, y_score=y_score)
 
 
 def tpr_at_fpr(*, y_true, y_pred, y_score=None, max_fpr) -> float:
-    """SynCred's TPR(lambda): the best TPR at an operating point whose FPR <= ``max_fpr``.
+    """SynCred's TPR(lambda) = max over tau of TPR(tau) s.t. FPR(tau) <= lambda (seed 002, the
+    "low false-positive constraint" definition and evaluation step (5)).
 
-    ``max_fpr`` is a fraction (lambda = 5% -> 0.05). With scores, the operating points are
-    "fake if score >= tau" for tau over the distinct submitted scores (tied scores fall together),
-    plus the point that flags nothing (TPR 0, FPR 0).
+    ``max_fpr`` is a fraction (lambda = 5% -> 0.05). With a score on every row, it is the paper's
+    pure threshold sweep: the operating points are "fake if score >= tau" for tau over the
+    distinct submitted scores (tied scores fall together), plus the point that flags nothing
+    (TPR 0, FPR 0). ``y_pred`` plays no part then: fakes scored 0.2 and reals 0.1 get TPR(5) = 1
+    whatever decision was submitted (the paper sweeps the detector's scores; a submitted label
+    is one operating point among them). This equals the best TPR of sklearn's
+    ``roc_curve(drop_intermediate=False)`` among points with FPR <= lambda.
 
-    "Never more permissive than the submitted decision" is read as: an operating point may only
-    flag items that the submitted decision ``y_pred`` flags. Item i is called fake at tau iff
-    ``y_pred[i] and score[i] >= tau``. So the sweep may make a detector stricter to meet the FPR
-    budget but never calls fake anything the team called real; the lowest tau reproduces the
-    submitted decision exactly, so the result is never below the labels-only rule. When the caller
-    derives ``y_pred`` from ``score >= 0.5`` (no ``label``), thresholds below 0.5 are not reachable.
-
-    Labels only (``y_score`` None, or any score missing: the sweep needs every row): TPR if
-    FPR <= max_fpr else 0. NaN when either class is absent.
+    Labels only (``y_score`` None, or any score missing: the sweep needs every row): the one
+    operating point ``y_pred`` gives, TPR if FPR <= max_fpr else 0. NaN when either class is
+    absent.
 
     >>> y_true = [True] * 1000 + [False] * 1000          # the paper's Llama-3.2-11B-V fact:
     >>> y_pred = [True] * 863 + [False] * 137 + [True] * 796 + [False] * 204
     >>> tpr_at_fpr(y_true=y_true, y_pred=y_pred, max_fpr=0.05)   # TPR 86.3%, FPR 79.6%
     0.0
+    >>> tpr_at_fpr(y_true=[True, True, False], y_pred=[False] * 3, y_score=[0.2, 0.2, 0.1],
+    ...            max_fpr=0.05)
+    1.0
     """
     t = bool_vector("y_true", y_true)
     p = bool_vector("y_pred", y_pred)
@@ -204,10 +178,9 @@ def tpr_at_fpr(*, y_true, y_pred, y_score=None, max_fpr) -> float:
         tp = np.count_nonzero(t & p)
         fp = np.count_nonzero(~t & p)
         return float(tp / n_pos) if fp / n_neg <= lam else 0.0
-    curve = binary_curve(t, gated_scores(p, s))
-    candidate = np.isfinite(curve.thresholds)
-    return float(tpr_at_fpr_from_curve(curve.tps, curve.fps, candidate=candidate,
-                                       n_pos=n_pos, n_neg=n_neg, max_fpr=lam))
+    curve = binary_curve(t, s)
+    return float(tpr_at_fpr_from_curve(curve.tps, curve.fps, n_pos=n_pos, n_neg=n_neg,
+                                       max_fpr=lam))
 
 
 class CurvePoints(NamedTuple):
@@ -243,7 +216,7 @@ def roc_points(*, y_true, y_score, max_points: int = 200) -> CurvePoints | None:
 
 def pr_points(*, y_true, y_score, max_points: int = 200) -> CurvePoints | None:
     """Precision-recall curve for plots: x = recall, y = precision, from (0, 1), at most
-    ``max_points`` (same convention as ``pr_auc``). None when undefined."""
+    ``max_points`` (sklearn's ``precision_recall_curve`` points). None when undefined."""
     got = _inputs(y_true, y_score)
     if got is None or not got[0].any():
         return None

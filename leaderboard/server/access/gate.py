@@ -4,6 +4,9 @@ Gated (design "Data-use agreements"): downloading any split's items and media, d
 dev-split labels, and running a container against a held-out split. Test-split labels are never
 downloadable by anyone, admins included: they exist on the server only to produce scores.
 
+A scoring-only benchmark (its pack built without media) offers none of these, to anyone: the gate
+refuses them with `scoring_only_reason`.
+
 Nothing is cached: every request asks again, so a revocation, an expiry or a new agreement version
 takes effect on the very next request.
 """
@@ -20,6 +23,19 @@ from leaderboard.server.models.access import AccessRequest
 
 #: the gated actions
 WHATS = ("items", "media", "dev_labels", "container_run", "test_labels")
+#: what a scoring-only benchmark (a pack built without its media) never offers, to anyone
+NOT_HOSTED = ("items", "media", "dev_labels", "container_run")
+
+
+def is_scoring_only(benchmark: Benchmark) -> bool:
+    """Whether the benchmark's pack was built without its media (``scoring_only`` in its meta)."""
+    return bool((benchmark.meta_json or {}).get("scoring_only"))
+
+
+def scoring_only_reason(benchmark: Benchmark) -> str:
+    return (f"{benchmark.title or benchmark.key} is scoring-only here: its data are not hosted, so "
+            "data downloads and container runs are not offered; get the data from the authors' "
+            "release and upload predictions")
 
 
 @dataclass(frozen=True)
@@ -76,6 +92,8 @@ def can_access(session: Session, user: User | None, benchmark: Benchmark, what: 
     if what == "test_labels":
         return Decision(False, "test-split labels are never downloadable, by anyone; they are "
                                "used only to compute scores")
+    if what in NOT_HOSTED and is_scoring_only(benchmark):
+        return Decision(False, scoring_only_reason(benchmark))
     if user is None or not getattr(user, "is_authenticated", False):
         return Decision(False, "log in to request access to this benchmark's data")
     if not user.is_active:

@@ -38,7 +38,8 @@ def _info_of(bench: Benchmark) -> dict:
             "splits": meta.get("splits", []), "metrics": meta.get("metrics", {}),
             "private_revealed": bool(bench.private_revealed),
             "submissions_open": bool(bench.submissions_open),
-            "official_judge": bench.official_judge, "id": bench.id}
+            "official_judge": bench.official_judge, "id": bench.id,
+            "scoring_only": bool(meta.get("scoring_only"))}
 
 
 def benchmark_info(session: Session, key: str) -> dict:

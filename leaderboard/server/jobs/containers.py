@@ -37,7 +37,7 @@ from harness import ImageRejected, Limits, RunResult, load_image, run_submission
 from leaderboard.core.benchmarks.base import get_benchmark as benchmark_module
 from leaderboard.core.errors import PredictionError
 from leaderboard.core.packs import HELD_OUT_SPLITS
-from leaderboard.server.access.gate import can_access
+from leaderboard.server.access.gate import can_access, is_scoring_only
 from leaderboard.server.db import get_db
 from leaderboard.server.jobs.container_inputs import build_input_dir
 from leaderboard.server.jobs.queue import GPU_QUEUE, TRANSIENT, enqueue_or_run_inline, mark_queued
@@ -123,7 +123,7 @@ def _plan(session, sid: int, cfg) -> Plan:
         raise ValueError(f"submission {sid} is a {sub.kind!r} submission, not a container")
     bench = session.get(Benchmark, sub.benchmark_id)
     refused = None
-    if sub.split in HELD_OUT_SPLITS:
+    if sub.split in HELD_OUT_SPLITS or is_scoring_only(bench):  # no media to mount
         user = session.get(User, sub.user_id) if sub.user_id is not None else None
         decision = can_access(session, user, bench, "container_run")
         refused = None if decision else decision.reason

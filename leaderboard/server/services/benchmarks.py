@@ -30,7 +30,7 @@ def pack_meta(pack: Pack) -> dict:
                       "lower": m.lower, "upper": m.upper, "description": m.description}
                for name, m in pack.benchmark.metrics.items()}
     return {"tasks": [t.as_dict() for t in pack.tasks], "modalities": list(pack.modalities),
-            "splits": list(pack.splits), "metrics": metrics}
+            "splits": list(pack.splits), "metrics": metrics, "scoring_only": pack.scoring_only}
 
 
 def _copy_public(src: Path, dest: Path) -> None:

@@ -20,7 +20,7 @@ from typing import IO
 
 from harness import ImageRejected, Limits, inspect_tarball
 from leaderboard.core.packs import HELD_OUT_SPLITS
-from leaderboard.server.access.gate import can_access
+from leaderboard.server.access.gate import can_access, is_scoring_only, scoring_only_reason
 from leaderboard.server.models import Submission, User, utcnow
 from leaderboard.server.services import Forbidden
 from leaderboard.server.services.submissions import (
@@ -47,7 +47,11 @@ def store_image(stream: IO[bytes], *, data_dir: str | os.PathLike, max_bytes: in
 
 
 def check_container_access(session, user: User, bench, split: str) -> None:
-    """Raise Forbidden (403) with the gate's reason if ``user`` may not run ``split``."""
+    """Raise Forbidden (403) with the gate's reason if ``user`` may not run ``split``.
+
+    A scoring-only benchmark (no media to mount) refuses container runs on every split."""
+    if is_scoring_only(bench):
+        raise Forbidden(f"container submissions are not accepted: {scoring_only_reason(bench)}")
     if split not in HELD_OUT_SPLITS:
         return
     decision = can_access(session, user, bench, "container_run")
