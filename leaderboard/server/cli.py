@@ -150,18 +150,18 @@ def worker(queues: str, burst: bool, simple: bool) -> None:
 @click.option("--every", type=click.IntRange(min=1), default=None,
               help="Repeat every N seconds (default: one pass).")
 def reap_cmd(every: int | None) -> None:
-    """Remove submission containers past their deadline (their worker died), and the images
-    of submissions that are no longer running."""
+    """Remove this deployment's submission containers past their deadline (their worker died),
+    and its images of submissions that are no longer running (DEPLOYMENT_ID labels both)."""
     import docker
 
     from harness import reap
     from leaderboard.server.jobs.containers import release_stale_images
 
-    with _app_context():
+    with _app_context() as app:
         client = docker.from_env(timeout=120)
         try:
             while True:
-                removed = reap(client)
+                removed = reap(client, deployment=app.config["DEPLOYMENT_ID"])
                 images = release_stale_images(client)
                 click.echo(f"reaped containers={len(removed)} images={len(images)}")
                 if every is None:

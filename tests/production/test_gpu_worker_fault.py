@@ -95,9 +95,12 @@ def test_gpu_worker_killed_mid_container_run(stack, docker_client, sleeper_tar,
     orphan.reload()
     assert orphan.status == "running"
 
-    assert reap(docker_client, now=time.time()) == []  # before its deadline: might be healthy
+    dep = stack.app.config["DEPLOYMENT_ID"]  # the worker's too: same SECRET_KEY
+    assert orphan.labels["lb.deployment"] == dep
+    assert reap(docker_client, deployment="another-deployment", now=time.time() + 10**6) == []
+    assert reap(docker_client, deployment=dep, now=time.time()) == []  # might be healthy
     assert _labelled(docker_client, sid) != []
-    removed = reap(docker_client, now=time.time() + WALL_S + 60)  # past wall + grace
+    removed = reap(docker_client, deployment=dep, now=time.time() + WALL_S + 60)  # past grace
     assert orphan.id in removed
     assert _labelled(docker_client, sid) == []
 
