@@ -140,14 +140,14 @@ class _Counted:
         self.size = 0
         self.digest = hashlib.sha256()
         if compression == "gzip":
-            self._stream: Any = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[arg-type]  # noqa: SIM115
+            self._stream: Any = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[arg-type]
         elif compression == "zstd":
             self._stream = zstandard.ZstdDecompressor().stream_reader(
                 raw, read_across_frames=True, closefd=False)
         elif compression == "bzip2":
             self._stream = bz2.BZ2File(raw)  # type: ignore[arg-type]
         elif compression == "xz":
-            self._stream = lzma.LZMAFile(raw)  # type: ignore[arg-type]
+            self._stream = lzma.LZMAFile(raw)  # type: ignore[arg-type]  # noqa: SIM115
         else:
             self._stream = raw
 

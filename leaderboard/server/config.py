@@ -25,6 +25,7 @@ overrides to `load_config`; nothing here runs at import time.
 ``LOGIN_RATE_LIMIT``   Flask-Limiter rule for POST /login (default "10 per minute")
 ``REGISTER_RATE_LIMIT``, ``TOKEN_RATE_LIMIT``, ``SUBMIT_RATE_LIMIT``  rules for those endpoints
 ``MAX_BODY_BYTES``     cap on non-upload request bodies (default 1 MiB)
+``CLIENT_BODY_TIMEOUT_S``  an upload body idle this long is dropped with 408 (default 60)
 ``SESSION_LIFETIME_S``, ``REMEMBER_LIFETIME_S``  session and remember-me cookie lifetimes
 ``TRUSTED_PROXY_COUNT``  reverse proxies in front of the app (ProxyFix; default 0)
 ``DEFAULT_JUDGE``      judge of benchmarks whose admin chose none (default "rules")
@@ -164,7 +165,8 @@ def load_config(overrides: Mapping[str, Any] | None = None,
         cfg[name] = get(name) or None
     # hardening (issue 7): converted and validated by leaderboard.server.web.hardening.init_app
     for name in ("REGISTER_RATE_LIMIT", "TOKEN_RATE_LIMIT", "SUBMIT_RATE_LIMIT", "MAX_BODY_BYTES",
-                 "SESSION_LIFETIME_S", "REMEMBER_LIFETIME_S", "TRUSTED_PROXY_COUNT"):
+                 "SESSION_LIFETIME_S", "REMEMBER_LIFETIME_S", "TRUSTED_PROXY_COUNT",
+                 "CLIENT_BODY_TIMEOUT_S"):
         if get(name) not in (None, ""):
             cfg[name] = get(name)
     cfg["RATELIMIT_ENABLED"] = _flag(get("RATELIMIT_ENABLED", "1"))

@@ -164,7 +164,7 @@ def _slow_clients(port: int, n: int) -> list[Trickler]:
 
 @pytest.mark.parametrize("worker_class, n, stalls", [("gthread", 16, True), ("gevent", 64, False)])
 def test_slow_clients_do_not_starve_health_checks(stack, worker_class, n, stalls):
-    web, port = _gunicorn(stack, WEB_WORKER_CLASS=worker_class, WEB_THREADS="4")
+    _, port = _gunicorn(stack, WEB_WORKER_CLASS=worker_class, WEB_THREADS="4")
     assert _healthz_latency(port, 3) < 1.0
     clients = _slow_clients(port, n)
     try:
@@ -177,3 +177,21 @@ def test_slow_clients_do_not_starve_health_checks(stack, worker_class, n, stalls
         assert worst >= 3.0, f"{worker_class}: the control did not stall ({worst:.2f} s)"
     else:
         assert worst < 1.0, f"{worker_class}: /healthz took {worst:.2f} s with {n} slow clients"
+
+
+def test_a_stalled_upload_body_times_out(stack):
+    import socket
+
+    _, port = _gunicorn(stack, CLIENT_BODY_TIMEOUT_S="2")
+    ctype, prefix, _ = multipart_head({"benchmark": stack.benchmark, "split": "dev",
+                                       "method_name": "m"})
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
+        sock.sendall(f"POST /api/v1/submissions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                     f"{stack.token}\r\n{ctype}Content-Length: {len(prefix) + MIB}\r\n\r\n"
+                     .encode() + prefix + b'{"id": "x"')
+        started = time.monotonic()
+        reply = sock.recv(65536)  # then nothing more: the server gives up after 2 s
+    assert reply.startswith(b"HTTP/1.1 408"), reply[:200]
+    assert 1.5 < time.monotonic() - started < 10
+    assert not list((stack.data_dir / "uploads").glob("*"))
+    assert stack.rows() == {}

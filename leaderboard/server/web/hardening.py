@@ -29,7 +29,8 @@
 Settings (read from ``app.config`` with these defaults): ``REGISTER_RATE_LIMIT`` "5 per minute;
 50 per day", ``TOKEN_RATE_LIMIT`` "10 per minute; 100 per day", ``SUBMIT_RATE_LIMIT``
 "30 per minute", ``MAX_BODY_BYTES`` 1048576, ``SESSION_LIFETIME_S`` 43200,
-``REMEMBER_LIFETIME_S`` 1209600, ``TRUSTED_PROXY_COUNT`` 0.
+``REMEMBER_LIFETIME_S`` 1209600, ``TRUSTED_PROXY_COUNT`` 0, ``CLIENT_BODY_TIMEOUT_S`` 60 (an
+upload whose body sends nothing for this long is answered 408 and dropped).
 """
 from __future__ import annotations
 
@@ -69,9 +70,10 @@ DEFAULTS = {
     "SESSION_LIFETIME_S": 12 * 3600,
     "REMEMBER_LIFETIME_S": 14 * 86400,
     "TRUSTED_PROXY_COUNT": 0,
+    "CLIENT_BODY_TIMEOUT_S": 60,
 }
 _INT_SETTINGS = ("MAX_BODY_BYTES", "SESSION_LIFETIME_S", "REMEMBER_LIFETIME_S",
-                 "TRUSTED_PROXY_COUNT")
+                 "TRUSTED_PROXY_COUNT", "CLIENT_BODY_TIMEOUT_S")
 
 
 # Module-level providers (not lambdas): Flask-Limiter de-duplicates equal limits per view, and a

@@ -22,6 +22,9 @@ does instead, in order:
    service reads straight into ``DATA_DIR`` (no temporary copy); it counts the bytes, so a body
    without a length (chunked) is cut one byte past the cap, which the service turns into its 413.
 
+Reading the body has an idle timeout (``CLIENT_BODY_TIMEOUT_S``, set on gunicorn's socket): a
+client that stops sending for that long gets a 408 and loses its connection.
+
 A body left unread after a refusal is the WSGI server's to discard (gunicorn drains it for at
 most a few seconds, then closes the connection); it is never written anywhere.
 """
@@ -30,12 +33,13 @@ from __future__ import annotations
 from flask import current_app, request
 from flask_login import current_user
 from werkzeug.datastructures import FileStorage, ImmutableMultiDict
-from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 from werkzeug.sansio.multipart import Data, Epilogue, Field, File, MultipartDecoder, NeedData
 
 from leaderboard.core.errors import ProblemList
 from leaderboard.server.services import Forbidden, ServiceError
 from leaderboard.server.web.inputs import UPLOAD_ENDPOINTS, BadInput, check_form, is_upload
+
 #: form fields the services check before reading the file; they must precede it
 _BEFORE_FILE = ("benchmark", "split", "method_name")
 _CHUNK = 64 * 1024
@@ -82,6 +86,9 @@ def gate():
         problems = ProblemList()
         problems.add("send a multipart/form-data body: the fields, then the file", field="file")
         raise BadInput("no file was uploaded", problems)
+    sock = request.environ.get("gunicorn.socket")
+    if sock is not None and hasattr(sock, "settimeout"):
+        sock.settimeout(current_app.config["CLIENT_BODY_TIMEOUT_S"])  # idle, per read
     body = _Body(request.stream, boundary.encode("latin-1"), form_cap)
     fields, file_part = body.read_fields()
     check_form(fields)
@@ -130,7 +137,14 @@ class _Body:
                 return event
             if self._eof:
                 raise BadInput("the multipart body ended before its closing boundary")
-            chunk = self._stream.read(_CHUNK)
+            try:
+                chunk = self._stream.read(_CHUNK)
+            except (TimeoutError, ClientDisconnected) as exc:
+                if isinstance(exc, TimeoutError) or isinstance(exc.__context__, TimeoutError):
+                    raise ServiceError("the upload stalled: no data arrived for "
+                                       f"{current_app.config['CLIENT_BODY_TIMEOUT_S']} s",
+                                       status=408, code="timeout") from None
+                raise BadInput("the upload was cut off before its end") from None
             self.consumed += len(chunk)
             self._eof = not chunk
             self._decoder.receive_data(chunk or None)
