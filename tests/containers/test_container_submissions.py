@@ -161,15 +161,22 @@ def test_held_out_split_needs_an_approved_agreement(app, client, auth, imported,
     assert _submit(client, token, tarballs["exit3"], kind="bogus").status_code == 400
 
 
-def test_reaper_removes_expired_labelled_containers(app, docker_client, sleeper_image):
+def test_reaper_removes_expired_labelled_containers(app, docker_client, sleeper_image,
+                                                   monkeypatch):
     def make(deadline, deployment=app.config["DEPLOYMENT_ID"]):
         return docker_client.containers.run(
             sleeper_image, detach=True, network_mode="none",
             labels={LABEL_HARNESS: "1", LABEL_DEPLOYMENT: deployment, LABEL_SUBMISSION: "999",
                     LABEL_DEADLINE: str(deadline)})
 
-    old, fresh = make(int(time.time()) - 5), make(int(time.time()) + 600)
-    foreign = make(int(time.time()) - 5, deployment="another-deployment")
+    # deadlines ahead of the real clock and the reaper's clock further ahead, so that a reaper
+    # of another deployment sharing this engine never takes these containers first
+    now = int(time.time())
+    old, fresh = make(now + 3600), make(now + 4 * 3600)
+    foreign = make(now + 3600, deployment="another-deployment")
+    from harness import reap
+    monkeypatch.setattr("harness.reap", lambda client, *, deployment: reap(
+        client, deployment=deployment, now=now + 2 * 3600))
     try:
         from leaderboard.cli import main
         with app.app_context():

@@ -7,6 +7,7 @@ import io
 import json
 import shutil
 import tarfile
+import time
 
 import docker.errors
 import pytest
@@ -136,15 +137,16 @@ def test_two_deployments_sharing_one_engine_never_reap_each_other(tmp_path, dock
     a = load_image(docker_client, saved, "1", limits=LIMITS, deployment="dep-a")
     b = load_image(docker_client, saved, "1", limits=LIMITS, deployment="dep-b")
     sleeper = scenario_image("sleep_forever")
+    later = int(time.time()) + 3600  # not before a real-clock reaper elsewhere on this engine
     containers = [docker_client.containers.create(sleeper, network_mode="none", labels={
-        LABEL_HARNESS: "1", LABEL_DEPLOYMENT: dep, LABEL_SUBMISSION: "1", LABEL_DEADLINE: "1000"})
-        for dep in ("dep-a", "dep-b")]
+        LABEL_HARNESS: "1", LABEL_DEPLOYMENT: dep, LABEL_SUBMISSION: "1",
+        LABEL_DEADLINE: str(later)}) for dep in ("dep-a", "dep-b")]
     try:
         assert a != b  # same upload, same submission number: two private images
         assert reap_images(docker_client, deployment="dep-a", in_flight=lambda sid: sid == "1") == []
         assert reap_images(docker_client, deployment="dep-a", in_flight=lambda sid: False) == [a]
         assert _ours(docker_client, "dep-a") == set() and _ours(docker_client, "dep-b") == {b}
-        assert reap(docker_client, deployment="dep-a", now=2000) == [containers[0].id]
+        assert reap(docker_client, deployment="dep-a", now=later + 60) == [containers[0].id]
         assert containers[1].id in {c.id for c in docker_client.containers.list(all=True)}
     finally:
         for container in containers:
