@@ -41,8 +41,10 @@ def _get(session, sid) -> Submission:
     return session.get(Submission, sid)
 
 
-def _labelled(docker_client):
-    return docker_client.containers.list(all=True, filters={"label": f"{LABEL_HARNESS}=1"})
+def _labelled(docker_client, deployment):
+    """This app's harness containers (others sharing the engine have their own deployment)."""
+    return docker_client.containers.list(all=True, filters={
+        "label": [f"{LABEL_HARNESS}=1", f"{LABEL_DEPLOYMENT}={deployment}"]})
 
 
 def _user(session, email) -> User:
@@ -124,7 +126,7 @@ def test_worker_runs_images_scores_or_fails_them(app, client, auth, imported, se
                           .where(ContainerRun.submission_id == rev.id)) == 0  # never loaded
 
     # clean-up: no container left, no image left, no tarball left
-    assert _labelled(docker_client) == []
+    assert _labelled(docker_client, app.config["DEPLOYMENT_ID"]) == []
     assert {i.id for i in docker_client.images.list()} <= before
     assert not any((Path(app.config["DATA_DIR"]) / "images").iterdir())
 
@@ -183,7 +185,7 @@ def test_reaper_removes_expired_labelled_containers(app, docker_client, sleeper_
             res = CliRunner().invoke(main, ["reap"])
         assert res.exit_code == 0, res.output
         assert "reaped containers=1" in res.output
-        left = {c.id for c in _labelled(docker_client)}
+        left = {c.id for c in docker_client.containers.list(all=True)}
         assert old.id not in left and fresh.id in left and foreign.id in left
     finally:
         for c in (old, fresh, foreign):
