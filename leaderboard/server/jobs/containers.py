@@ -11,12 +11,13 @@ gpu``) goes through:
    when the benchmark module says ``container_gpu`` and ``GPU_DEVICE`` is set);
 3. exit 0 with predictions -> the predictions become the submission's file and the scoring
    service scores them exactly as an upload (validation, records, boards); any other ending ->
-   failed with the harness's reason and message (counted toward the quota: the team's image).
+   failed with the harness's reason and message (counted toward the quota: the container ran;
+   a run the data-use gate refuses is not counted).
 
 Anything wrong with the image itself (inspection, a config that lies about its layers, a
 Docker refusal of its content, its size once loaded, a copy of an image the host already has)
-is the team's error: failed, counted toward the quota. Docker or the host failing is a platform
-error (failed, quota refunded). The image is loaded under a private id labelled with this
+is the team's error: failed, counted toward the quota (issue 13: a free retry would decompress
+the layers again). Docker or the host failing is a platform error (failed, quota refunded). The image is loaded under a private id labelled with this
 deployment (``DEPLOYMENT_ID``), so its removal in ``finally`` can never take an image the host
 or another deployment owns; the run folder goes too. The job is not retried: a dead worker is
 the reconciler's business.
@@ -97,7 +98,7 @@ def run_container_submission(submission_id: int) -> dict:
             plan = _plan(session, sid, cfg) if claim is not None else None
             if plan is not None and plan.refused:
                 _record_failure(session, sid, "access_denied",
-                                f"data-use agreement: {plan.refused}")
+                                f"data-use agreement: {plan.refused}", counted=False)
     except TRANSIENT:
         raise
     except Exception as exc:
@@ -240,10 +241,13 @@ def _finish_run(run: ContainerRun, result: RunResult) -> None:
     run.log_cut = result.logs_truncated
 
 
-def _record_failure(session, sid: int, reason: str, line: str) -> None:
-    """The team's image failed (or may no longer run): failed, counted toward the quota."""
-    mark_failed(session.get(Submission, sid), line,
-                detail={"reason": reason, "problems": [], "total_problems": 0})
+def _record_failure(session, sid: int, reason: str, line: str, *, counted: bool = True) -> None:
+    """The team's image failed (or may no longer run): failed. Counted toward the quota when the
+    container ran or the image broke a rule (issue 13); a run the gate refused is not (issue 12)."""
+    sub = session.get(Submission, sid)
+    mark_failed(sub, line, detail={"reason": reason, "problems": [], "total_problems": 0})
+    if not counted:
+        svc.refund_quota(session, sub)
 
 
 def _platform_failure(sid: int, reason: str) -> None:

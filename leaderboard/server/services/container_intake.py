@@ -8,7 +8,8 @@ benchmark, quota), plus, for container runs:
 - the tarball is streamed to ``DATA_DIR/images/`` under its own cap (``MAX_IMAGE_MB``);
 - it is inspected with `harness.inspect_tarball` before anything is loaded into Docker. A
   rejected tarball becomes a *failed* submission at once ("image rejected: why"), counted toward
-  the quota like an invalid predictions file, and the tarball is deleted.
+  the quota (issue 13: the team's error, and a free retry would decompress its layers again),
+  and the tarball is deleted.
 
 The caller commits, then enqueues accepted ones (`leaderboard.server.jobs.containers.enqueue_container`).
 """
@@ -65,7 +66,8 @@ def create_container_submission(
 
     Returns the submission: "received" (the caller enqueues it on the ``gpu`` queue) or, for a
     tarball inspection rejects, already "failed" with ``failure_reason`` "image rejected: ..."
-    (counted toward the quota; never enqueued). Raises ServiceError as `create_submission` does,
+    (counted toward the quota, issue 13: a broken image is the team's error and a free retry
+    would decompress its layers again; never enqueued). Raises ServiceError as `create_submission` does,
     and Forbidden when the data-use gate refuses a held-out split (nothing is stored).
     """
     now = now or utcnow()

@@ -68,9 +68,13 @@ def _register_blueprints(app: Flask) -> None:
         admin,
         admin_base,
         admin_builds,
+        admin_challenges,
         admin_judges,
+        api_docs,
         auth,
+        challenges,
         ops,
+        participate,
         public,
         submit,
         team,
@@ -80,5 +84,5 @@ def _register_blueprints(app: Flask) -> None:
 
     csrf.exempt(api_bp)  # token-authenticated; browsers never send the token by themselves
     for bp in (auth.bp, account.bp, team.bp, submit.bp, api_bp, public.bp, access.bp,
-               admin_base.bp, ops.bp):
+               admin_base.bp, ops.bp, challenges.bp, api_docs.bp, participate.bp):
         app.register_blueprint(bp)
