@@ -193,7 +193,7 @@ def main(argv=None) -> int:
     ap.add_argument("--submissions", type=int, default=5000)
     ap.add_argument("--duration", type=int, default=10)
     ap.add_argument("--connections", type=int, default=16)
-    ap.add_argument("--worker-class", default="gthread", choices=["sync", "gthread"])
+    ap.add_argument("--worker-class", default="gthread", choices=["sync", "gthread", "gevent"])
     ap.add_argument("--threads", type=int, default=4, help="threads per gthread worker")
     ap.add_argument("--database-url", default=None)
     ap.add_argument("--redis-url", default="")

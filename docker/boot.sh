@@ -26,9 +26,10 @@ fi
 
 if [ "${LB_DB_UPGRADE:-1}" != "0" ]; then
     # PostgreSQL may still be starting (compose waits for its health check, other hosts may not):
-    # retry for up to LB_DB_WAIT_S seconds before giving up.
+    # retry for up to LB_DB_WAIT_S seconds before giving up. The migrations run as the tables'
+    # owner (DATABASE_OWNER_URL) when the app connects as a least-privilege role (deploy.md).
     waited=0
-    until python -m leaderboard db-upgrade; do
+    until DATABASE_URL="${DATABASE_OWNER_URL:-$DATABASE_URL}" python -m leaderboard db-upgrade; do
         waited=$((waited + 5))
         if [ "$waited" -ge "${LB_DB_WAIT_S:-120}" ]; then
             echo "boot: db-upgrade failed for ${waited}s; giving up" >&2
@@ -37,19 +38,13 @@ if [ "${LB_DB_UPGRADE:-1}" != "0" ]; then
         echo "boot: db-upgrade failed; retrying in 5 s" >&2
         sleep 5
     done
+    if [ -n "${LB_DB_APP_ROLE:-}" ]; then
+        # new tables of this release: the app role gets read/write, the audit log append-only
+        DATABASE_URL="${DATABASE_OWNER_URL:-$DATABASE_URL}" \
+            python -m leaderboard db-grant-app --role "$LB_DB_APP_ROLE"
+    fi
 fi
 
-exec gunicorn \
-    --bind "0.0.0.0:${PORT:-8000}" \
-    --worker-class gthread \
-    --workers "${WEB_WORKERS:-4}" \
-    --threads "${WEB_THREADS:-8}" \
-    --timeout "${WEB_TIMEOUT_S:-300}" \
-    --graceful-timeout 30 \
-    --keep-alive 5 \
-    --max-requests "${WEB_MAX_REQUESTS:-5000}" \
-    --max-requests-jitter 500 \
-    --forwarded-allow-ips "${FORWARDED_ALLOW_IPS:-127.0.0.1}" \
-    --access-logfile - \
-    --error-logfile - \
-    app:app
+# Settings (gevent workers: slow clients cannot hold the workers) in one file, overridable by
+# WEB_* variables: leaderboard/server/gunicorn_conf.py.
+exec gunicorn -c python:leaderboard.server.gunicorn_conf app:app

@@ -1,16 +1,30 @@
-"""Load an inspected tarball into Docker, pin it by image id, tag it with the submission.
+"""Load an inspected tarball into Docker under a private image id; remove only what it loaded.
 
-Docker applies the tarball's ``RepoTags`` while loading, so a hostile upload tagged e.g.
-``leaderboard-worker:latest`` would silently replace an image this host runs. ``load_image``
-therefore streams a copy of the archive to Docker with the tags removed (``manifest.json``
-RepoTags emptied, ``repositories`` dropped, ``index.json`` name annotations stripped), checks that
-Docker reports exactly the image id inspection computed, and tags that id
-``lb-submission:<submission_id>`` itself. Containers are always created from the id, so nothing is
-ever pulled.
+Two ways an upload could reach the host's own images are closed here:
+
+* **Tags.** Docker applies the tarball's ``RepoTags`` while loading, so an upload tagged e.g.
+  ``leaderboard-worker:latest`` would replace an image this host runs. The copy streamed to
+  Docker has every name removed (``manifest.json`` RepoTags emptied, ``repositories``,
+  ``index.json`` and ``oci-layout`` dropped, so Docker reads ``manifest.json`` alone).
+* **Ids.** An image id is the sha256 of its config, so a team can reproduce, byte for byte, an
+  image the host already has (a public base image). Loading it would be a no-op, and removing
+  "the submission's image" afterwards would delete the host's. So an upload whose id the engine
+  already knows is refused, and every image is loaded under a *private* id: its config gains the
+  labels ``lb.deployment``, ``lb.submission`` and ``lb.source-image`` (the team's own id), which
+  changes the id to one that only this deployment's load of this submission can produce. Layers
+  are shared by content as Docker always does; removing the private image only drops Docker's
+  reference to them, never a layer another image uses.
+
+After loading, Docker must report exactly the private id, and the size it reports for the image
+must be within ``Limits.image_bytes`` (inspection counted the decompressed layers; this is the
+second check, on what actually landed on disk). The image is tagged
+``lb-submission-<deployment>:<submission>`` for people reading ``docker images``; containers are
+always created from the id, so nothing is ever pulled.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -25,11 +39,24 @@ import docker.errors
 
 from .config import Limits
 from .errors import EngineError, ImageRejected
+from .labels import (
+    DEFAULT_DEPLOYMENT,
+    LABEL_DEPLOYMENT,
+    LABEL_SOURCE_IMAGE,
+    LABEL_SUBMISSION,
+    check_deployment,
+)
 from .tarball import TarballInfo, inspect_tarball
 
 IMAGE_REPOSITORY = "lb-submission"
+PRIVATE_CONFIG_NAME = "lb-private-config.json"
 _SUBMISSION_ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
-_NAME_ANNOTATIONS = ("org.opencontainers.image.ref.name", "io.containerd.image.name")
+_IMAGE_ID_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
+_DROPPED = ("repositories", "index.json", "oci-layout", PRIVATE_CONFIG_NAME)
+#: words in a Docker error that point at the host, not at the uploaded image
+_HOST_FAILURES = ("no space left", "read-only file system", "input/output error",
+                  "cannot allocate memory", "too many open files", "connection refused",
+                  "connection reset", "broken pipe", "disk quota exceeded")
 
 
 def check_submission_id(submission_id: Any) -> str:
@@ -40,6 +67,22 @@ def check_submission_id(submission_id: Any) -> str:
     return text
 
 
+def image_repository(deployment: str) -> str:
+    """``lb-submission-<deployment>``: the repository a deployment tags its loaded images in."""
+    return f"{IMAGE_REPOSITORY}-{check_deployment(deployment)}"
+
+
+def private_config(config: bytes, *, deployment: str, submission: str, source: str) -> bytes:
+    """The team's image config with this deployment's labels added (a new, private image id)."""
+    data = json.loads(config)
+    inner = data.get("config") or {}
+    labels = dict(inner.get("Labels") or {})
+    labels.update({LABEL_DEPLOYMENT: deployment, LABEL_SUBMISSION: submission,
+                   LABEL_SOURCE_IMAGE: source})
+    data["config"] = {**inner, "Labels": labels}
+    return json.dumps(data, separators=(",", ":")).encode()
+
+
 def load_image(
     client: docker.DockerClient,
     path: str | os.PathLike[str],
@@ -47,37 +90,54 @@ def load_image(
     *,
     limits: Limits | None = None,
     info: TarballInfo | None = None,
+    deployment: str = DEFAULT_DEPLOYMENT,
 ) -> str:
-    """Inspect (unless ``info`` is given), load and tag the image; return its id ``sha256:...``.
+    """Inspect (unless ``info`` is given), load under a private id, check its size, tag it;
+    return the private id ``sha256:...``.
 
-    Raises ``ImageRejected`` for anything wrong with the upload, ``EngineError`` when Docker fails.
+    Raises ``ImageRejected`` for anything wrong with the upload (the team's error, with the
+    reason), ``EngineError`` when Docker or the host fails.
     """
     tag = check_submission_id(submission_id)
-    if info is None:
-        info = inspect_tarball(path, limits if limits is not None else Limits())
+    deployment = check_deployment(deployment)
+    limits = limits if limits is not None else Limits()
+    if info is None or not info.config:
+        info = inspect_tarball(path, limits)
+    if _exists(client, info.image_id):
+        raise ImageRejected(
+            f"this runner already has an image with the id {info.image_id}: submit an image you "
+            "built (add your detector to it), not a copy of an existing one")
+    config = private_config(info.config, deployment=deployment, submission=tag,
+                            source=info.image_id)
+    private_id = "sha256:" + hashlib.sha256(config).hexdigest()
     with tempfile.TemporaryDirectory(prefix="lb-load-", dir=Path(path).parent) as tmp:
         clean = Path(tmp) / "image.tar"
-        _write_untagged(Path(path), clean)
+        _write_private(Path(path), clean, config)
         try:
             with clean.open("rb") as fh:
                 loaded = client.images.load(fh)
-        except docker.errors.APIError as exc:
-            raise ImageRejected(f"Docker could not load the image: {exc.explanation or exc}") from None
+        except (docker.errors.ImageLoadError, docker.errors.APIError) as exc:
+            raise _load_failure(exc) from None
     ids = {image.id for image in loaded}
-    if ids != {info.image_id}:
-        for image_id in ids - {info.image_id}:
-            remove_image(client, image_id)
-        raise ImageRejected(f"Docker loaded {sorted(ids)}, expected exactly {info.image_id}")
+    if ids != {private_id}:
+        for image_id in ids:  # only ever removes what carries this deployment's label
+            remove_image(client, image_id, deployment=deployment)
+        raise ImageRejected(f"Docker loaded {sorted(ids)}, expected exactly {private_id}")
     try:
-        client.api.tag(info.image_id, IMAGE_REPOSITORY, tag=tag)
+        client.api.tag(private_id, image_repository(deployment), tag=tag)
+        size = int(client.images.get(private_id).attrs.get("Size") or 0)
     except docker.errors.APIError as exc:
-        raise EngineError(f"could not tag image {info.image_id}: {exc}") from None
-    return info.image_id
+        raise EngineError(f"could not tag or inspect image {private_id}: {exc}") from None
+    if size > limits.image_bytes:
+        remove_image(client, private_id, deployment=deployment)
+        raise ImageRejected(f"the loaded image takes {size} bytes on disk, over the image cap "
+                            f"of {limits.image_bytes} bytes; make the image smaller")
+    return private_id
 
 
 def get_image(client: docker.DockerClient, image_id: str) -> Any:
     """The local image with this exact id (never pulled), or ``ImageRejected`` if it is gone."""
-    if not isinstance(image_id, str) or not re.fullmatch(r"sha256:[0-9a-f]{64}", image_id):
+    if not isinstance(image_id, str) or not _IMAGE_ID_RE.fullmatch(image_id):
         raise ValueError(f"image_id must be 'sha256:<64 hex>', got {image_id!r}")
     try:
         image = client.images.get(image_id)
@@ -90,10 +150,22 @@ def get_image(client: docker.DockerClient, image_id: str) -> Any:
     return image
 
 
-def remove_image(client: docker.DockerClient, image_id: str) -> bool:
-    """Remove the image and all its tags; True if something was removed."""
+def remove_image(client: docker.DockerClient, image_id: str, *, deployment: str) -> bool:
+    """Remove an image this deployment loaded (all its tags); True if something was removed.
+
+    An image without this deployment's ``lb.deployment`` label is never touched: False.
+    """
+    deployment = check_deployment(deployment)
     try:
-        client.images.remove(image_id, force=True, noprune=False)
+        image = client.images.get(image_id)
+    except docker.errors.ImageNotFound:
+        return False
+    except docker.errors.APIError as exc:
+        raise EngineError(f"could not inspect image {image_id}: {exc}") from None
+    if (image.labels or {}).get(LABEL_DEPLOYMENT) != deployment:
+        return False
+    try:
+        client.images.remove(image.id, force=True, noprune=False)
     except docker.errors.ImageNotFound:
         return False
     except docker.errors.APIError as exc:
@@ -101,33 +173,51 @@ def remove_image(client: docker.DockerClient, image_id: str) -> bool:
     return True
 
 
-def _write_untagged(src: Path, dst: Path) -> None:
-    """Copy the (already inspected) archive uncompressed, with every name Docker would tag removed."""
+def _exists(client: docker.DockerClient, image_id: str) -> bool:
+    try:
+        client.images.get(image_id)
+    except docker.errors.ImageNotFound:
+        return False
+    except docker.errors.APIError as exc:
+        raise EngineError(f"could not inspect image {image_id}: {exc}") from None
+    return True
+
+
+def _load_failure(exc: Exception) -> Exception:
+    """Docker refused the archive: the host's fault (EngineError) or the image's (ImageRejected).
+
+    Inspection has already checked the structure, the layers and the diff ids, so a refusal
+    that names no host failure is about the image's content, and it is the team's to fix.
+    """
+    text = str(getattr(exc, "explanation", None) or exc)
+    if any(word in text.lower() for word in _HOST_FAILURES):
+        return EngineError(f"Docker could not load the image: {text}")
+    return ImageRejected(f"Docker could not load the image: {text}")
+
+
+def _write_private(src: Path, dst: Path, config: bytes) -> None:
+    """Copy the (already inspected) archive uncompressed, without any name Docker would tag and
+    with ``manifest.json`` pointing at the private config."""
     with tarfile.open(src, mode="r|*") as tar_in, tarfile.open(dst, mode="w", format=tarfile.PAX_FORMAT) as tar_out:
         for member in tar_in:
-            name = member.name[2:] if member.name.startswith("./") else member.name
-            if name == "repositories":
+            name = member.name.removeprefix("./")
+            if name in _DROPPED:
                 continue
-            if name in ("manifest.json", "index.json") and member.isreg():
-                data = json.loads(tar_in.extractfile(member).read())  # type: ignore[union-attr]
-                data = _untag_manifest(data) if name == "manifest.json" else _untag_index(data)
-                payload = json.dumps(data).encode()
-                member.size = len(payload)
-                tar_out.addfile(member, io.BytesIO(payload))
+            if name == "manifest.json" and member.isreg():
+                manifest = json.loads(tar_in.extractfile(member).read())  # type: ignore[union-attr]
+                _add(tar_out, member, json.dumps(_private_manifest(manifest)).encode())
             elif member.isreg():
                 tar_out.addfile(member, tar_in.extractfile(member))
             else:
                 tar_out.addfile(member)
+        _add(tar_out, tarfile.TarInfo(PRIVATE_CONFIG_NAME), config)
 
 
-def _untag_manifest(manifest: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{**entry, "RepoTags": None} for entry in manifest]
+def _add(tar: tarfile.TarFile, member: tarfile.TarInfo, payload: bytes) -> None:
+    member.size = len(payload)
+    member.mode = member.mode or 0o644
+    tar.addfile(member, io.BytesIO(payload))
 
 
-def _untag_index(index: dict[str, Any]) -> dict[str, Any]:
-    manifests = []
-    for entry in index.get("manifests", []):
-        annotations = {k: v for k, v in (entry.get("annotations") or {}).items() if k not in _NAME_ANNOTATIONS}
-        manifests.append({**entry, "annotations": annotations} if annotations else
-                         {k: v for k, v in entry.items() if k != "annotations"})
-    return {**index, "manifests": manifests}
+def _private_manifest(manifest: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**entry, "Config": PRIVATE_CONFIG_NAME, "RepoTags": None} for entry in manifest]

@@ -41,14 +41,21 @@ from .errors import (
     OutputTooLarge,
     RunTimeout,
 )
+from .labels import (
+    DEFAULT_DEPLOYMENT,
+    LABEL_DEADLINE,
+    LABEL_DEPLOYMENT,
+    LABEL_HARNESS,
+    LABEL_SUBMISSION,
+    check_deployment,
+)
 from .logs import LogCollector
 from .stats import PeakMemory
 
 log = logging.getLogger(__name__)
 
-LABEL_HARNESS = "lb.harness"
-LABEL_SUBMISSION = "lb.submission"
-LABEL_DEADLINE = "lb.deadline"
+__all__ = ["LABEL_DEADLINE", "LABEL_DEPLOYMENT", "LABEL_HARNESS", "LABEL_SUBMISSION", "RunResult",
+           "container_config", "default_user", "run_submission"]
 _FIXED_ENV = {"LB_INPUT": "/input", "LB_OUTPUT": "/output", "HOME": "/tmp"}
 _FORBIDDEN_INPUT_NAMES = ("labels.jsonl", "labels.jsonl.gz", "labels.jsonl.enc")
 
@@ -106,6 +113,7 @@ def container_config(
     labels: Mapping[str, str],
     gpu: int | None,
     now: float,
+    deployment: str = DEFAULT_DEPLOYMENT,
 ) -> dict[str, Any]:
     """Keyword arguments for ``client.containers.create``: the whole sandbox in one place."""
     environment = {**env, **_FIXED_ENV}
@@ -116,6 +124,7 @@ def container_config(
         labels={
             **labels,
             LABEL_HARNESS: "1",
+            LABEL_DEPLOYMENT: check_deployment(deployment),
             LABEL_SUBMISSION: submission_id,
             LABEL_DEADLINE: str(int(now + limits.wall_s + limits.reap_grace_s)),
         },
@@ -161,6 +170,7 @@ def run_submission(
     env: Mapping[str, str] | None = None,
     labels: Mapping[str, str] | None = None,
     gpu: int | None = None,
+    deployment: str = DEFAULT_DEPLOYMENT,
 ) -> RunResult:
     """Run ``image_id``'s default command; ``output_dir/predictions.jsonl`` is written on success.
 
@@ -169,6 +179,7 @@ def run_submission(
     hold the public split only: a directory containing a labels file is refused.
     """
     submission = check_submission_id(submission_id)
+    deployment = check_deployment(deployment)
     input_path, output_path = _check_dirs(input_dir, output_dir)
     env = _check_env(env or {})
     labels = dict(labels or {})
@@ -189,6 +200,7 @@ def run_submission(
         config = container_config(
             image_id=image_id, limits=limits, submission_id=submission, input_dir=input_path,
             staging_dir=staging, env=env, labels=labels, gpu=gpu, now=time.time(),
+            deployment=deployment,
         )
         try:
             container = client.containers.create(**config)

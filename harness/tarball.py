@@ -5,10 +5,14 @@ size caps (the file on disk, then the decompressed stream), member names (no abs
 ``..``, no duplicates, nothing below a link), member types (regular files, directories and links
 only: no devices, no FIFOs), links (symlinks and hard links must resolve to a file inside the
 archive: Docker >= 25 writes the legacy ``<id>/layer.tar`` paths as symlinks to ``blobs/``), the
-layers themselves (no device nodes, no ``..``), then the manifest: exactly one image, a config
-that is JSON for ``linux/amd64`` with one diff id per layer, and no ``VOLUME`` (Docker would back
-it with an unlimited host volume). The image id Docker will assign (sha256 of the config) is
-returned so ``engine.load_image`` can pin it.
+layers themselves (`harness.layers`: each one decompressed as a stream, gzip, zstd, bzip2, xz or
+plain, counted against the image cap and stopped there, hashed, its tar walked: no device nodes,
+no ``..``), then the manifest: exactly one image, a config that is JSON for ``linux/amd64`` with
+one diff id per layer, each equal to the sha256 of that layer's decompressed tar (a config that
+lies about its layers is the team's error here, not a Docker failure later), and no ``VOLUME``
+(Docker would back it with an unlimited host volume). The image id Docker would assign (sha256
+of the config) and the config itself are returned; ``engine.load_image`` loads the image under
+a private id of its own.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 
 from .config import Limits
 from .errors import ImageRejected
+from .layers import Budget, Layer, read_layer
 
 # Small files (manifests, configs) are kept in memory during the single pass; anything larger is
 # a layer. The budget bounds memory whatever the archive holds.
@@ -35,7 +40,11 @@ _MAX_LINK_HOPS = 16
 
 @dataclass(frozen=True)
 class TarballInfo:
-    """What inspection learned; ``image_id`` is ``"sha256:<hex>"`` of the image config."""
+    """What inspection learned; ``image_id`` is ``"sha256:<hex>"`` of the image config.
+
+    ``uncompressed_bytes`` is the archive's own size unpacked; ``layer_bytes`` what its layers
+    decompress to (what Docker writes out); ``config_name`` the member holding ``config``.
+    """
 
     image_id: str
     repo_tags: tuple[str, ...]
@@ -44,6 +53,9 @@ class TarballInfo:
     uncompressed_bytes: int
     architecture: str
     os: str
+    layer_bytes: int = 0
+    config_name: str = ""
+    config: bytes = b""
 
 
 def inspect_tarball(path: str | os.PathLike[str], limits: Limits) -> TarballInfo:
@@ -59,7 +71,7 @@ def inspect_tarball(path: str | os.PathLike[str], limits: Limits) -> TarballInfo
         raise ImageRejected(
             f"tarball is {compressed} bytes, over the upload cap of {limits.tarball_bytes} bytes"
         )
-    members, small, layer_ok, total = _scan(path, limits)
+    members, small, found, total = _scan(path, limits)
     manifest = _load_json(small, "manifest.json", required=True)
     entry = _single_image(manifest, small)
     config_name = _resolve(entry["Config"], members, "Config")
@@ -69,11 +81,17 @@ def inspect_tarball(path: str | os.PathLike[str], limits: Limits) -> TarballInfo
     config = _parse_json(config_bytes, entry["Config"])
     layers = tuple(_resolve(layer, members, "Layers") for layer in entry["Layers"])
     for given, resolved in zip(entry["Layers"], layers):
-        if not layer_ok.get(resolved, False):
+        if not found[resolved].is_tar:
             raise ImageRejected(f"layer {given!r} is not a tar archive")
     if len(layers) > limits.max_layers:
         raise ImageRejected(f"image has {len(layers)} layers, over the cap of {limits.max_layers}")
-    arch, os_name = _check_config(config, n_layers=len(layers))
+    arch, os_name, diff_ids = _check_config(config, n_layers=len(layers))
+    for n, (given, resolved, claimed) in enumerate(zip(entry["Layers"], layers, diff_ids), 1):
+        actual = found[resolved].diff_id
+        if claimed != actual:
+            raise ImageRejected(
+                f"the image config does not match its layers: layer {n} ({given!r}) holds "
+                f"{actual}, the config lists {claimed!r}; save the image again with docker save")
     return TarballInfo(
         image_id="sha256:" + hashlib.sha256(config_bytes).hexdigest(),
         repo_tags=tuple(entry.get("RepoTags") or ()),
@@ -82,14 +100,19 @@ def inspect_tarball(path: str | os.PathLike[str], limits: Limits) -> TarballInfo
         uncompressed_bytes=total,
         architecture=arch,
         os=os_name,
+        layer_bytes=sum(found[name].size for name in set(layers)),
+        config_name=config_name,
+        config=config_bytes,
     )
 
 
-def _scan(path: Path, limits: Limits) -> tuple[dict[str, tarfile.TarInfo], dict[str, bytes], dict[str, bool], int]:
-    """One streaming pass: per-member checks, small files kept, every other file tried as a layer."""
+def _scan(path: Path, limits: Limits) -> tuple[dict[str, tarfile.TarInfo], dict[str, bytes],
+                                              dict[str, Layer], int]:
+    """One streaming pass: per-member checks, small files kept, every file read as a layer."""
     members: dict[str, tarfile.TarInfo] = {}
     small: dict[str, bytes] = {}
-    layer_ok: dict[str, bool] = {}
+    found: dict[str, Layer] = {}
+    budget = Budget(limits.image_bytes)
     kept = total = 0
     try:
         with tarfile.open(path, mode="r|*") as tar:
@@ -114,13 +137,13 @@ def _scan(path: Path, limits: Limits) -> tuple[dict[str, tarfile.TarInfo], dict[
                     data = fileobj.read()
                     small[name] = data
                     kept += len(data)
-                    layer_ok[name] = _check_layer(_BytesReader(data), name)
+                    found[name] = read_layer(_BytesReader(data), name, budget)
                 else:
-                    layer_ok[name] = _check_layer(fileobj, name)
+                    found[name] = read_layer(fileobj, name, budget)
     except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
         raise ImageRejected(f"not a readable tar archive: {exc}") from None
     _check_links(members)
-    return members, small, layer_ok, total
+    return members, small, found, total
 
 
 def _check_name(raw: str) -> str:
@@ -184,22 +207,6 @@ def _resolve(name: Any, members: dict[str, tarfile.TarInfo], what: str) -> str:
     raise ImageRejected(f"{what} {name!r}: too many links in a chain")
 
 
-def _check_layer(fileobj: Any, name: str) -> bool:
-    """True when the file is a (possibly gzipped) tar; rejects device nodes and '..' inside it."""
-    try:
-        with tarfile.open(fileobj=fileobj, mode="r|*") as layer:
-            for entry in layer:
-                if entry.ischr() or entry.isblk():
-                    raise ImageRejected(f"layer {name!r} contains the device node {entry.name!r}")
-                if ".." in entry.name.split("/"):
-                    raise ImageRejected(f"layer {name!r} contains the path {entry.name!r} with '..'")
-    except ImageRejected:
-        raise
-    except (tarfile.TarError, EOFError, OSError, ValueError):
-        return False
-    return True
-
-
 class _BytesReader:
     """Minimal non-seekable reader so small files take the same streaming path as big ones."""
 
@@ -253,9 +260,11 @@ def _single_image(manifest: Any, small: dict[str, bytes]) -> dict[str, Any]:
     return entry
 
 
-def _check_config(config: Any, *, n_layers: int) -> tuple[str, str]:
+def _check_config(config: Any, *, n_layers: int) -> tuple[str, str, list[Any]]:
     if not isinstance(config, dict):
         raise ImageRejected("image config must be a JSON object")
+    if not isinstance(config.get("config", {}), (dict, type(None))):
+        raise ImageRejected("image config field 'config' must be a JSON object")
     arch, os_name = config.get("architecture"), config.get("os")
     if arch != "amd64" or os_name != "linux":
         raise ImageRejected(f"image is for {os_name}/{arch}; build it for linux/amd64")
@@ -267,4 +276,4 @@ def _check_config(config: Any, *, n_layers: int) -> tuple[str, str]:
         raise ImageRejected(
             f"image declares VOLUME {sorted(volumes)}; remove VOLUME lines (write to /tmp or /output)"
         )
-    return arch, os_name
+    return arch, os_name, diff_ids

@@ -29,6 +29,10 @@ fi
 # Chromium for Playwright (the Python package drives /usr/bin/chromium; no browser download)
 [ -x /usr/bin/chromium ] || apt_install chromium
 
+# nginx, to run the deploy guide's reverse-proxy configuration in front of gunicorn (not started
+# as a service: the tests start their own instance)
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || apt_install nginx-light
+
 # docker compose (v2 plugin) or Debian's docker-compose, to validate docker/compose.yaml
 docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null || apt_install docker-compose
 

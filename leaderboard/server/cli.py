@@ -73,6 +73,21 @@ def db_upgrade(revision: str) -> None:
     click.echo(f"database at {revision}")
 
 
+@server.command("db-grant-app")
+@click.option("--role", required=True, help="The PostgreSQL role web and workers connect as.")
+def db_grant_app(role: str) -> None:
+    """Give the application's role what it needs and nothing more (run as the tables' owner,
+    after db-upgrade): read/write tables, append-only audit log (leaderboard.server.dbroles)."""
+    from leaderboard.server.dbroles import grant_app_role
+
+    with _app_context() as app:
+        try:
+            stmts = grant_app_role(app.config["DATABASE_URL"], role)
+        except ValueError as exc:
+            _fail(str(exc))
+    click.echo(f"granted {role}: {len(stmts)} statements")
+
+
 @server.command("import-pack")
 @click.argument("pack_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--no-media", is_flag=True, help="Skip checking that media files exist.")
@@ -150,18 +165,18 @@ def worker(queues: str, burst: bool, simple: bool) -> None:
 @click.option("--every", type=click.IntRange(min=1), default=None,
               help="Repeat every N seconds (default: one pass).")
 def reap_cmd(every: int | None) -> None:
-    """Remove submission containers past their deadline (their worker died), and the images
-    of submissions that are no longer running."""
+    """Remove this deployment's submission containers past their deadline (their worker died),
+    and its images of submissions that are no longer running (DEPLOYMENT_ID labels both)."""
     import docker
 
     from harness import reap
     from leaderboard.server.jobs.containers import release_stale_images
 
-    with _app_context():
+    with _app_context() as app:
         client = docker.from_env(timeout=120)
         try:
             while True:
-                removed = reap(client)
+                removed = reap(client, deployment=app.config["DEPLOYMENT_ID"])
                 images = release_stale_images(client)
                 click.echo(f"reaped containers={len(removed)} images={len(images)}")
                 if every is None:

@@ -25,6 +25,7 @@ overrides to `load_config`; nothing here runs at import time.
 ``LOGIN_RATE_LIMIT``   Flask-Limiter rule for POST /login (default "10 per minute")
 ``REGISTER_RATE_LIMIT``, ``TOKEN_RATE_LIMIT``, ``SUBMIT_RATE_LIMIT``  rules for those endpoints
 ``MAX_BODY_BYTES``     cap on non-upload request bodies (default 1 MiB)
+``CLIENT_BODY_TIMEOUT_S``  an upload body idle this long is dropped with 408 (default 60)
 ``SESSION_LIFETIME_S``, ``REMEMBER_LIFETIME_S``  session and remember-me cookie lifetimes
 ``TRUSTED_PROXY_COUNT``  reverse proxies in front of the app (ProxyFix; default 0)
 ``DEFAULT_JUDGE``      judge of benchmarks whose admin chose none (default "rules")
@@ -33,11 +34,18 @@ overrides to `load_config`; nothing here runs at import time.
 ``DEFAULT_JUDGE``      judge of benchmarks without an official one (default "rules")
 ``JUDGE_DEADLINE_S``   judging queued/running this long is re-enqueued by the reconciler (1800)
 ``JUDGE_OPENAI_*``     ``BASE_URL``, ``MODEL``, ``API_KEY`` of the OpenAI-compatible judge
+``DEPLOYMENT_ID``      label on every image and container this deployment loads or runs, so
+                       deployments sharing a Docker engine never remove each other's (default:
+                       derived from SECRET_KEY, which all hosts of a deployment share)
+``PACK_ROOTS``         folders the admin pages may import packs and build releases from
+                       (``os.pathsep``-separated; default ``DATA_DIR/incoming``)
 =====================  =====================================================================
 """
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import secrets
 from collections.abc import Mapping
 from pathlib import Path
@@ -45,6 +53,8 @@ from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 INSTANCE_DIR = REPO_ROOT / "instance"
+#: the harness's rule for deployment ids (harness.labels.DEPLOYMENT_RE; not imported: no Docker here)
+_DEPLOYMENT_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 _INTS = {"DAILY_QUOTA": 5, "MAX_UPLOAD_MB": 200, "SCORING_TIMEOUT_S": 600,
          "QUEUE_DEADLINE_S": 3600, "MAX_ATTEMPTS": 3, "JOB_RESULT_TTL_S": 3600,
@@ -102,6 +112,18 @@ def load_config(overrides: Mapping[str, Any] | None = None,
     if not keys:
         keys = [_persisted_secret("label_key", _fernet_key)]
     cfg["LABEL_KEYS"] = list(keys)
+    deployment = get("DEPLOYMENT_ID") or "d" + hashlib.sha256(
+        b"lb-deployment:" + str(cfg["SECRET_KEY"]).encode()).hexdigest()[:15]
+    if not _DEPLOYMENT_RE.match(deployment) or len(deployment) > 40:
+        raise ValueError("DEPLOYMENT_ID must be lowercase letters and digits with inner dashes, "
+                         f"at most 40 characters, got {deployment!r}")
+    cfg["DEPLOYMENT_ID"] = deployment
+    roots = get("PACK_ROOTS") or str(Path(cfg["DATA_DIR"]) / "incoming")
+    if isinstance(roots, str):
+        roots = [r for r in roots.split(os.pathsep) if r.strip()]
+    if not all(os.path.isabs(r) for r in roots):
+        raise ValueError(f"PACK_ROOTS must list absolute folders, got {roots!r}")
+    cfg["PACK_ROOTS"] = [str(Path(r).resolve()) for r in roots]
     for name, default in _INTS.items():
         raw = get(name, default)
         try:
@@ -143,7 +165,8 @@ def load_config(overrides: Mapping[str, Any] | None = None,
         cfg[name] = get(name) or None
     # hardening (issue 7): converted and validated by leaderboard.server.web.hardening.init_app
     for name in ("REGISTER_RATE_LIMIT", "TOKEN_RATE_LIMIT", "SUBMIT_RATE_LIMIT", "MAX_BODY_BYTES",
-                 "SESSION_LIFETIME_S", "REMEMBER_LIFETIME_S", "TRUSTED_PROXY_COUNT"):
+                 "SESSION_LIFETIME_S", "REMEMBER_LIFETIME_S", "TRUSTED_PROXY_COUNT",
+                 "CLIENT_BODY_TIMEOUT_S"):
         if get(name) not in (None, ""):
             cfg[name] = get(name)
     cfg["RATELIMIT_ENABLED"] = _flag(get("RATELIMIT_ENABLED", "1"))

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from sqlalchemy import func, select
 from werkzeug.test import EnvironBuilder
 
-from harness.sandbox import LABEL_DEADLINE, LABEL_HARNESS, LABEL_SUBMISSION
+from harness.sandbox import LABEL_DEADLINE, LABEL_DEPLOYMENT, LABEL_HARNESS, LABEL_SUBMISSION
 from leaderboard.server.access import agreements, decisions
 from leaderboard.server.models import QuotaUsage, Score, Submission, User, utcnow
 from leaderboard.server.models.containers import ContainerRun
@@ -41,8 +41,10 @@ def _get(session, sid) -> Submission:
     return session.get(Submission, sid)
 
 
-def _labelled(docker_client):
-    return docker_client.containers.list(all=True, filters={"label": f"{LABEL_HARNESS}=1"})
+def _labelled(docker_client, deployment):
+    """This app's harness containers (others sharing the engine have their own deployment)."""
+    return docker_client.containers.list(all=True, filters={
+        "label": [f"{LABEL_HARNESS}=1", f"{LABEL_DEPLOYMENT}={deployment}"]})
 
 
 def _user(session, email) -> User:
@@ -125,7 +127,7 @@ def test_worker_runs_images_scores_or_fails_them(app, client, auth, imported, se
     assert not rev.counts_toward_quota  # refused before it ran: not counted
 
     # clean-up: no container left, no image left, no tarball left
-    assert _labelled(docker_client) == []
+    assert _labelled(docker_client, app.config["DEPLOYMENT_ID"]) == []
     assert {i.id for i in docker_client.images.list()} <= before
     assert not any((Path(app.config["DATA_DIR"]) / "images").iterdir())
 
@@ -144,8 +146,9 @@ def test_hostile_tarball_rejected_at_intake(app, client, auth, imported, session
     assert "'..'" in resp.json["failure_reason"]
     assert {i.id for i in docker_client.images.list()} == before  # nothing loaded
     sub = _get(session, resp.json["id"])
-    assert sub.kind == "container" and not sub.counts_toward_quota  # it never ran
-    assert not session.scalar(select(QuotaUsage.count))
+    # a broken image is the team's error and counts (issue 13: no free retries)
+    assert sub.kind == "container" and sub.counts_toward_quota
+    assert session.scalar(select(QuotaUsage.count)) == 1
     assert not any((Path(app.config["DATA_DIR"]) / "images").iterdir())
 
 
@@ -162,23 +165,32 @@ def test_held_out_split_needs_an_approved_agreement(app, client, auth, imported,
     assert _submit(client, token, tarballs["exit3"], kind="bogus").status_code == 400
 
 
-def test_reaper_removes_expired_labelled_containers(app, docker_client, sleeper_image):
-    def make(deadline):
+def test_reaper_removes_expired_labelled_containers(app, docker_client, sleeper_image,
+                                                   monkeypatch):
+    def make(deadline, deployment=app.config["DEPLOYMENT_ID"]):
         return docker_client.containers.run(
             sleeper_image, detach=True, network_mode="none",
-            labels={LABEL_HARNESS: "1", LABEL_SUBMISSION: "999", LABEL_DEADLINE: str(deadline)})
+            labels={LABEL_HARNESS: "1", LABEL_DEPLOYMENT: deployment, LABEL_SUBMISSION: "999",
+                    LABEL_DEADLINE: str(deadline)})
 
-    old, fresh = make(int(time.time()) - 5), make(int(time.time()) + 600)
+    # deadlines ahead of the real clock and the reaper's clock further ahead, so that a reaper
+    # of another deployment sharing this engine never takes these containers first
+    now = int(time.time())
+    old, fresh = make(now + 3600), make(now + 4 * 3600)
+    foreign = make(now + 3600, deployment="another-deployment")
+    from harness import reap
+    monkeypatch.setattr("harness.reap", lambda client, *, deployment: reap(
+        client, deployment=deployment, now=now + 2 * 3600))
     try:
         from leaderboard.cli import main
         with app.app_context():
             res = CliRunner().invoke(main, ["reap"])
         assert res.exit_code == 0, res.output
         assert "reaped containers=1" in res.output
-        left = {c.id for c in _labelled(docker_client)}
-        assert old.id not in left and fresh.id in left
+        left = {c.id for c in docker_client.containers.list(all=True)}
+        assert old.id not in left and fresh.id in left and foreign.id in left
     finally:
-        for c in (old, fresh):
+        for c in (old, fresh, foreign):
             try:
                 c.remove(force=True)
             except Exception:
@@ -209,3 +221,46 @@ def test_reconciler_requeues_a_dead_run_once_then_fails_it(app, client, auth, im
     sub = _get(session, sid)
     assert sub.status == "failed" and "the runner stopped during the run" in sub.failure_reason
     assert not sub.counts_toward_quota  # our fault: refunded
+
+
+def test_layer_bombs_and_lying_configs_are_the_teams_errors(app, client, auth, imported, session,
+                                                            tmp_path, docker_client):
+    from tests.harness.images.savetar import bomb_layer, layer_tar
+
+    token = auth.member()
+    layer, diff = bomb_layer(1536 << 20)
+    bomb = write_save_tar(tmp_path / "bomb.tar", layers=[layer],
+                          config_overrides={"rootfs": {"type": "layers", "diff_ids": [diff]}})
+    liar = write_save_tar(tmp_path / "liar.tar", layers=[layer_tar({"bin/x": b"x"})],
+                          config_overrides={"rootfs": {"type": "layers",
+                                                       "diff_ids": ["sha256:" + "0" * 64]}})
+    before = {i.id for i in docker_client.images.list()}
+    for path, why in ((bomb, "decompress to more than the image cap of"),
+                      (liar, "config does not match its layers")):
+        resp = _submit(client, token, path)
+        assert resp.status_code == 202, resp.json
+        assert resp.json["status"] == "failed" and why in resp.json["failure_reason"]
+        assert _get(session, resp.json["id"]).counts_toward_quota  # the team's, not ours
+    assert session.scalar(select(QuotaUsage.count)) == 2
+    assert {i.id for i in docker_client.images.list()} == before
+
+
+def test_a_copy_of_a_host_image_fails_the_run_and_the_host_image_survives(
+        app, client, auth, imported, session, tmp_path, docker_client):
+    from tests.harness.images.build import build_script_image, save_image
+
+    host_id = build_script_image(docker_client, tag="lb-containers-test:host-base",
+                                 script="echo base\n")
+    try:
+        token = auth.member()
+        copy = save_image(docker_client, host_id, tmp_path / "copy.tar")
+        sid = _submit(client, token, copy).json["id"]
+        proc = run_worker(app)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        sub = _get(session, sid)
+        assert sub.status == "failed" and sub.counts_toward_quota, sub.failure_reason
+        assert "already has an image with the id " + host_id in sub.failure_reason
+        image = docker_client.images.get(host_id)
+        assert "lb-containers-test:host-base" in image.tags
+    finally:
+        docker_client.images.remove(host_id, force=True)

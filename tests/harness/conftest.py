@@ -15,11 +15,13 @@ import docker.errors
 import pytest
 
 from harness import Limits
-from harness.sandbox import LABEL_HARNESS
+from harness.sandbox import LABEL_DEPLOYMENT, LABEL_HARNESS
 from tests.harness.images.build import build_script_image
 from tests.harness.images.scenarios import SCENARIOS
 
 TEST_IMAGE_REPO = "lb-harness-test"
+#: this test session's deployment: other runs sharing the engine have their own containers
+DEPLOYMENT = f"harness-test-{os.getpid()}"  # the same if this module is imported twice
 
 
 @pytest.fixture(scope="session")
@@ -74,7 +76,8 @@ def dirs(tmp_path: Path) -> tuple[Path, Path]:
 
 @pytest.fixture
 def no_leftover_containers(docker_client: docker.DockerClient) -> Iterator[None]:
-    """Fail the test if it leaves any harness-labelled container behind."""
+    """Fail the test if it leaves any harness container of this session behind."""
     yield
-    left = docker_client.containers.list(all=True, filters={"label": f"{LABEL_HARNESS}=1"})
+    left = docker_client.containers.list(all=True, filters={
+        "label": [f"{LABEL_HARNESS}=1", f"{LABEL_DEPLOYMENT}={DEPLOYMENT}"]})
     assert left == [], f"containers left behind: {[c.name for c in left]}"

@@ -14,6 +14,7 @@ from harness.sandbox import (
     container_config,
     default_user,
 )
+from tests.harness.conftest import DEPLOYMENT
 from tests.harness.images.build import build_script_image
 
 pytestmark = pytest.mark.docker
@@ -23,7 +24,7 @@ def _run(client, image_id, dirs, limits, **kwargs):
     input_dir, output_dir = dirs
     return run_submission(client=client, image_id=image_id, input_dir=input_dir, output_dir=output_dir,
                           limits=limits, submission_id="sub-1", env={"LB_BENCHMARK": "loki", "LB_SPLIT": "dev"},
-                          **kwargs)
+                          deployment=DEPLOYMENT, **kwargs)
 
 
 def _tree_digest(root: Path) -> str:

@@ -1,9 +1,11 @@
 """Hostile input over HTTP: every API operation from the OpenAPI document (schemathesis), and the
 upload endpoint with malformed files (hypothesis). The property in both: zero server errors.
 
-The app runs in-process (WSGI) on SQLite with jobs inline, so an accepted upload is scored inside
-the request: the fuzzing reaches the predictions parser and the scorer, not only the views. Rate
-limits are off here (their 429s would only cut the number of cases); the daily quota is high.
+The app runs in-process (WSGI) on PostgreSQL (a private server, schema built by the migrations),
+which refuses what SQLite would store (ids past ``integer``, NUL characters), with jobs inline, so
+an accepted upload is scored inside the request: the fuzzing reaches the predictions parser and
+the scorer, not only the views. Rate limits are off here (their 429s would only cut the number of
+cases); the daily quota is high.
 """
 from __future__ import annotations
 
@@ -15,26 +17,21 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import create_engine
 from werkzeug.datastructures import FileStorage
 from werkzeug.test import encode_multipart
 
-from tests.production.conftest import LABEL_KEY, add_member
+from tests.production.conftest import LABEL_KEY, add_member, new_database
 
 MAX_UPLOAD_MB = 2
 
 
 @pytest.fixture(scope="module")
-def fuzz_app(tmp_path_factory, syncred_pack, predictions):
-    from leaderboard.server.models import Base
+def fuzz_app(tmp_path_factory, syncred_pack, predictions, pg):
     from leaderboard.server.services.benchmarks import import_pack
     from leaderboard.server.web import create_app
 
     tmp = tmp_path_factory.mktemp("fuzz")
-    url = f"sqlite:///{tmp / 'fuzz.db'}"
-    engine = create_engine(url)
-    Base.metadata.create_all(engine)
-    engine.dispose()
+    url = new_database(pg)
     app = create_app({"TESTING": True, "DATABASE_URL": url, "DATA_DIR": str(tmp / "data"),
                       "SECRET_KEY": uuid.uuid4().hex, "LABEL_KEYS": [LABEL_KEY],
                       "REDIS_URL": None, "COOKIE_SECURE": "0", "RATELIMIT_ENABLED": False,

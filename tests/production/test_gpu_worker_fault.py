@@ -57,8 +57,10 @@ def sleeper_tar(docker_client, tmp_path_factory):
     return path
 
 
-def _labelled(client, sid: int):
-    return client.containers.list(all=True, filters={"label": f"lb.submission={sid}"})
+def _labelled(client, sid: int, deployment: str):
+    """The submission's containers (this deployment's: other runs may share the engine)."""
+    return client.containers.list(all=True, filters={
+        "label": [f"lb.submission={sid}", f"lb.deployment={deployment}"]})
 
 
 def _upload_container(stack, tar) -> int:
@@ -83,23 +85,26 @@ def test_gpu_worker_killed_mid_container_run(stack, docker_client, sleeper_tar,
     from harness import reap
 
     stack.app.config["CONTAINER_MAX_ATTEMPTS"] = max_attempts  # the reconciler's setting
+    dep = stack.app.config["DEPLOYMENT_ID"]  # the worker's too: same SECRET_KEY
     sid = _upload_container(stack, sleeper_tar)
     worker = stack.worker(queues="gpu", HARNESS_WALL_S=str(WALL_S), **LIMITS)
-    wait_for(lambda: any(c.status == "running" for c in _labelled(docker_client, sid)),
+    wait_for(lambda: any(c.status == "running" for c in _labelled(docker_client, sid, dep)),
              timeout_s=60, what="the submission's container to run", context=stack.logs)
     assert stack.status(sid) == "scoring"
 
     crash(worker)  # the worker and its work-horse (SIGKILL), as a host crash
     time.sleep(1.0)
-    [orphan] = _labelled(docker_client, sid)  # nobody is left to remove it
+    [orphan] = _labelled(docker_client, sid, dep)  # nobody is left to remove it
     orphan.reload()
     assert orphan.status == "running"
 
-    assert reap(docker_client, now=time.time()) == []  # before its deadline: might be healthy
-    assert _labelled(docker_client, sid) != []
-    removed = reap(docker_client, now=time.time() + WALL_S + 60)  # past wall + grace
+    assert orphan.labels["lb.deployment"] == dep
+    assert reap(docker_client, deployment="another-deployment", now=time.time() + 10**6) == []
+    assert reap(docker_client, deployment=dep, now=time.time()) == []  # might be healthy
+    assert _labelled(docker_client, sid, dep) != []
+    removed = reap(docker_client, deployment=dep, now=time.time() + WALL_S + 60)  # past grace
     assert orphan.id in removed
-    assert _labelled(docker_client, sid) == []
+    assert _labelled(docker_client, sid, dep) == []
 
     report = stack.reconcile()
     assert sid not in report.requeued + report.failed  # the row's deadline is still ahead
@@ -118,4 +123,4 @@ def test_gpu_worker_killed_mid_container_run(stack, docker_client, sleeper_tar,
     status, reason, attempts = stack.rows()[sid]
     assert (status, attempts) == ("failed", 2), (reason, stack.logs())
     assert "timeout" in reason.lower() or "time limit" in reason.lower(), reason
-    assert _labelled(docker_client, sid) == []
+    assert _labelled(docker_client, sid, dep) == []

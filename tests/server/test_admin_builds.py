@@ -37,7 +37,8 @@ def release(tmp_path) -> Path:
 
 
 @pytest.fixture
-def admin(app, client):
+def admin(app, client, tmp_path):
+    app.config["PACK_ROOTS"] = [str(tmp_path.resolve())]  # releases and packs live there
     with app.app_context(), app.extensions["lb_db"].scope() as s:
         accounts.create_admin(s, email="root@example.org", display_name="root",
                               password=PASSWORD)
@@ -176,3 +177,16 @@ def test_a_build_whose_worker_died_reads_as_failed():
     assert old["state"] == "running"  # derived when read; the file is not rewritten
     done = {"state": "done", "updated_at": (now - timedelta(days=3)).isoformat()}
     assert _stale_as_failed(done, now) is done
+
+
+def test_releases_are_read_only_under_pack_roots(app, admin, release, tmp_path_factory):
+    outside = make_release(tmp_path_factory.mktemp("elsewhere") / "SynCred-Bench")
+    resp = admin.post("/admin/builds", data={"benchmark": "syncred", "source": str(outside)})
+    assert resp.status_code == 400
+    assert "is not inside a folder packs may be read from" in resp.get_data(as_text=True)
+    (release / "FP450" / "real_99.png").symlink_to(outside / "FP450" / "real_0.png")
+    resp = admin.post("/admin/builds", data={"benchmark": "syncred", "source": str(release)})
+    assert resp.status_code == 400 and "links outside" in resp.get_data(as_text=True)
+    resp = admin.post("/admin/builds", data={"benchmark": "syncred", "source": str(outside),
+                                             "out": "/tmp/elsewhere-pack"})
+    assert "the output folder must be inside one of" in resp.get_data(as_text=True)

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from leaderboard.server.access import audit
 from leaderboard.server.models import IN_FLIGHT, Benchmark, Submission, User
-from leaderboard.server.services import Forbidden, NotFound, ServiceError
+from leaderboard.server.services import Forbidden, NotFound, ServiceError, sessions
 
 MAX_DESCRIPTION = 100_000
 MAX_REASON = 2000
@@ -31,11 +31,14 @@ def get_user(session: Session, user_id: int) -> User:
 
 
 def set_active(session: Session, actor: User, user: User, active: bool, *, ip: str = "") -> None:
-    """Disable or re-enable an account (a disabled user cannot log in, use tokens or download)."""
+    """Disable or re-enable an account (a disabled user cannot log in, use tokens or download;
+    disabling also ends every login session of the user, remember-me cookies included)."""
     require_admin(actor)
     if user.id == actor.id and not active:
         raise ServiceError("you cannot disable your own account")
     user.is_active = bool(active)
+    if not active:
+        sessions.revoke_all(session, user.id, reason="disabled")
     audit.record(session, actor, "admin.user.enable" if active else "admin.user.disable",
                  f"user:{user.id}", {"email": user.email}, ip)
 

@@ -147,11 +147,13 @@ def _fraction(name: str, raw: Any, default: float, errors: list[str]) -> float:
 
 def check_request(*, key: Any, source: Any, out: Any = None, dev_fraction: Any = None,
                   private_fraction: Any = None, seed: Any = None, data_dir: str | os.PathLike,
-                  build_id: str | None = None) -> dict[str, Any]:
+                  build_id: str | None = None, roots: list[str] | None = None) -> dict[str, Any]:
     """Validate the build form (raw strings) into the request `start_build` takes.
 
     ``out`` empty -> ``DATA_DIR/built/<build_id>`` (``<key>-<UTC time>-<6 hex>``). Paths must be
     absolute (they are read by a worker whose working folder is not the admin's business).
+    With ``roots`` (the admin pages pass ``PACK_ROOTS``) the release must lie under one of them
+    (`services.benchmarks.check_pack_path`) and ``out`` under one of them or ``DATA_DIR/built``.
     Raises `BuildRequestError` listing every bad field."""
     errors: list[str] = []
     key = (key or "").strip() if isinstance(key, str) else key
@@ -178,6 +180,16 @@ def check_request(*, key: Any, source: Any, out: Any = None, dev_fraction: Any =
         out = str(Path(data_dir) / "built" / build_id)
     elif not os.path.isabs(out):
         errors.append(f"the output folder must be an absolute path, got {out!r}")
+    if not errors and roots is not None:
+        from leaderboard.server.services import ServiceError
+        from leaderboard.server.services.benchmarks import check_pack_path
+        try:
+            check_pack_path(source, roots)
+        except ServiceError as exc:
+            errors.append(exc.message)
+        writable = [*roots, str((Path(data_dir) / "built").resolve())]
+        if not any(Path(out).resolve().is_relative_to(r) for r in writable):
+            errors.append(f"the output folder must be inside one of {writable}, got {out!r}")
     if not errors:
         try:
             check_paths(Path(source), Path(out))

@@ -12,11 +12,15 @@ gpu``) goes through:
 3. exit 0 with predictions -> the predictions become the submission's file and the scoring
    service scores them exactly as an upload (validation, records, boards); any other ending ->
    failed with the harness's reason and message (counted toward the quota: the container ran;
-   an image that never ran, refused by the gate or rejected at load, is not counted).
+   a run the data-use gate refuses is not counted).
 
-Docker failing is a platform error (failed, quota refunded). The image and the run folder are
-always removed in ``finally`` (the image is only untagged while another running submission uses
-the same image id). The job is not retried: a dead worker is the reconciler's business.
+Anything wrong with the image itself (inspection, a config that lies about its layers, a
+Docker refusal of its content, its size once loaded, a copy of an image the host already has)
+is the team's error: failed, counted toward the quota (issue 13: a free retry would decompress
+the layers again). Docker or the host failing is a platform error (failed, quota refunded). The image is loaded under a private id labelled with this
+deployment (``DEPLOYMENT_ID``), so its removal in ``finally`` can never take an image the host
+or another deployment owns; the run folder goes too. The job is not retried: a dead worker is
+the reconciler's business.
 """
 from __future__ import annotations
 
@@ -33,7 +37,15 @@ from flask import current_app
 from rq.timeouts import JobTimeoutException
 from sqlalchemy import select
 
-from harness import ImageRejected, Limits, RunResult, load_image, run_submission
+from harness import (
+    ImageRejected,
+    Limits,
+    RunResult,
+    load_image,
+    reap_images,
+    remove_image,
+    run_submission,
+)
 from leaderboard.core.benchmarks.base import get_benchmark as benchmark_module
 from leaderboard.core.errors import PredictionError
 from leaderboard.core.packs import HELD_OUT_SPLITS
@@ -86,7 +98,7 @@ def run_container_submission(submission_id: int) -> dict:
             plan = _plan(session, sid, cfg) if claim is not None else None
             if plan is not None and plan.refused:
                 _record_failure(session, sid, "access_denied",
-                                f"data-use agreement: {plan.refused}", ran=False)
+                                f"data-use agreement: {plan.refused}", counted=False)
     except TRANSIENT:
         raise
     except Exception as exc:
@@ -138,16 +150,17 @@ def _run(plan: Plan, cfg, limits: Limits) -> Path | None:
     import docker
 
     sid, db = plan.submission_id, get_db()
-    run_dir = Path(cfg["DATA_DIR"]) / "runs" / f"{sid}-{uuid.uuid4().hex[:8]}"
+    deployment = cfg["DEPLOYMENT_ID"]
+    # a random name: the container can read its mounts' host paths (/proc/self/mountinfo)
+    run_dir = Path(cfg["DATA_DIR"]) / "runs" / uuid.uuid4().hex
     client = docker.from_env(timeout=120)
     image_id = None
     try:
         try:
-            image_id = load_image(client, plan.upload, sid, limits=limits)
+            image_id = load_image(client, plan.upload, sid, limits=limits, deployment=deployment)
         except ImageRejected as exc:
             with db.scope() as session:
-                _record_failure(session, sid, exc.reason, f"image rejected: {exc.message}",
-                                ran=False)
+                _record_failure(session, sid, exc.reason, f"image rejected: {exc.message}")
             _remove_upload(plan.upload)
             return None
         size = client.images.get(image_id).attrs.get("Size")
@@ -165,7 +178,8 @@ def _run(plan: Plan, cfg, limits: Limits) -> Path | None:
             limits=limits, submission_id=sid, gpu=plan.gpu,
             env={"LB_BENCHMARK": plan.benchmark_key, "LB_SPLIT": plan.split,
                  "LB_TASKS": plan.tasks},
-            labels={"lb.benchmark": plan.benchmark_key, "lb.split": plan.split})
+            labels={"lb.benchmark": plan.benchmark_key, "lb.split": plan.split},
+            deployment=deployment)
         with db.scope() as session:
             _finish_run(session.get(ContainerRun, run_id), result)
             if not result.ok:
@@ -182,7 +196,7 @@ def _run(plan: Plan, cfg, limits: Limits) -> Path | None:
         return dest
     finally:
         if image_id is not None:
-            _release_image(client, image_id, sid)
+            _release_image(client, image_id, sid, deployment)
         shutil.rmtree(run_dir, ignore_errors=True)
         client.close()
 
@@ -227,12 +241,12 @@ def _finish_run(run: ContainerRun, result: RunResult) -> None:
     run.log_cut = result.logs_truncated
 
 
-def _record_failure(session, sid: int, reason: str, line: str, *, ran: bool = True) -> None:
-    """The team's image failed (or may no longer run): failed; counted toward the quota only
-    when the container ran (``ran``), as quotas count scored work only (issue 12)."""
+def _record_failure(session, sid: int, reason: str, line: str, *, counted: bool = True) -> None:
+    """The team's image failed (or may no longer run): failed. Counted toward the quota when the
+    container ran or the image broke a rule (issue 13); a run the gate refused is not (issue 12)."""
     sub = session.get(Submission, sid)
     mark_failed(sub, line, detail={"reason": reason, "problems": [], "total_problems": 0})
-    if not ran:
+    if not counted:
         svc.refund_quota(session, sub)
 
 
@@ -244,22 +258,11 @@ def _platform_failure(sid: int, reason: str) -> None:
         log.warning("submission=%s platform failure not recorded; the reconciler will act", sid)
 
 
-def _release_image(client, image_id: str, sid: int) -> None:
-    """Remove the image, or only this submission's tag while another running one uses it."""
-    from harness.engine import IMAGE_REPOSITORY
-
+def _release_image(client, image_id: str, sid: int, deployment: str) -> None:
+    """Remove the submission's private image (no other submission or image ever shares its id)."""
     try:
-        with get_db().scope() as session:
-            shared = session.scalar(
-                select(ContainerRun.id).join(Submission, Submission.id == ContainerRun.submission_id)
-                .where(ContainerRun.image_id == image_id, ContainerRun.submission_id != sid,
-                       Submission.status == "scoring").limit(1))
-        if shared is not None:
-            client.images.remove(f"{IMAGE_REPOSITORY}:{sid}", noprune=True)
-        else:
-            from harness import remove_image
-            remove_image(client, image_id)
-    except Exception:  # clean-up must never change the outcome; the image is labelled
+        remove_image(client, image_id, deployment=deployment)
+    except Exception:  # clean-up must never change the outcome; the reaper retries by label
         log.exception("submission=%s could not release image %s", sid, image_id)
 
 
@@ -270,25 +273,19 @@ def _remove_upload(path: Path) -> None:
 
 
 def release_stale_images(client) -> list[str]:
-    """Remove ``lb-submission:<id>`` images whose submission is not running (a dead worker's
-    leftovers); returns the removed tags. Images of in-flight submissions are left alone."""
-    from harness.engine import IMAGE_REPOSITORY
+    """Remove this deployment's loaded images whose submission is no longer running (a dead
+    worker's leftovers); returns their ids. Other deployments' images, and the host's own, carry
+    no label of ours and are never looked at."""
 
-    removed = []
-    for image in client.images.list(name=IMAGE_REPOSITORY):
-        ids = [t.rsplit(":", 1)[1] for t in image.tags if t.startswith(IMAGE_REPOSITORY + ":")]
+    def in_flight(submission: str) -> bool:
+        if not submission.isdigit() or int(submission) > 2**31 - 1:
+            return False
         with get_db().scope() as session:
-            live = [i for i in ids if i.isdigit() and session.scalar(
-                select(Submission.status).where(Submission.id == int(i))) in IN_FLIGHT]
-        if live:
-            continue
-        try:
-            client.images.remove(image.id, force=True)
-        except Exception:  # in use by a container the reaper has not removed yet: next pass
-            log.warning("could not remove stale image %s", image.id, exc_info=True)
-            continue
-        removed.extend(image.tags)
-    return removed
+            return session.scalar(select(Submission.status).where(
+                Submission.id == int(submission))) in IN_FLIGHT
+
+    return reap_images(client, deployment=current_app.config["DEPLOYMENT_ID"],
+                       in_flight=in_flight)
 
 
 CONTAINER_JOB_FUNC = "leaderboard.server.jobs.containers.run_container_submission"

@@ -3,7 +3,8 @@
 Imported by `leaderboard.server.models` so that Alembic and ``create_all`` see them.
 
 The audit table is append-only: no code path updates or deletes a row, and the database refuses
-it too (a trigger on PostgreSQL and on SQLite). The trigger is created by the Alembic revision and,
+it too (triggers on PostgreSQL, for UPDATE, DELETE and TRUNCATE, and on SQLite, which has no
+TRUNCATE). The trigger is created by the Alembic revision and,
 for schemas built with ``Base.metadata.create_all`` (tests), by the DDL listeners below. The audit
 table has no foreign keys on purpose: ``ON DELETE SET NULL`` from a deleted user would be an
 UPDATE, which the trigger refuses; ``actor_email`` keeps who it was.
@@ -98,6 +99,9 @@ END;
 $$ LANGUAGE plpgsql"""
 PG_TRIGGER = ("CREATE TRIGGER audit_event_append_only BEFORE UPDATE OR DELETE ON audit_event "
               "FOR EACH ROW EXECUTE FUNCTION audit_event_append_only()")
+# row triggers do not fire for TRUNCATE: a statement trigger refuses it (revision 0008)
+PG_TRUNCATE_TRIGGER = ("CREATE TRIGGER audit_event_no_truncate BEFORE TRUNCATE ON audit_event "
+                       "FOR EACH STATEMENT EXECUTE FUNCTION audit_event_append_only()")
 SQLITE_TRIGGERS = tuple(
     f"CREATE TRIGGER audit_event_no_{op.lower()} BEFORE {op} ON audit_event "
     f"BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY_MESSAGE}'); END"
@@ -106,5 +110,6 @@ SQLITE_TRIGGERS = tuple(
 _table = AuditEvent.__table__
 event.listen(_table, "after_create", DDL(PG_FUNCTION).execute_if(dialect="postgresql"))
 event.listen(_table, "after_create", DDL(PG_TRIGGER).execute_if(dialect="postgresql"))
+event.listen(_table, "after_create", DDL(PG_TRUNCATE_TRIGGER).execute_if(dialect="postgresql"))
 for _stmt in SQLITE_TRIGGERS:
     event.listen(_table, "after_create", DDL(_stmt).execute_if(dialect="sqlite"))

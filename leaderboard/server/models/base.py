@@ -103,7 +103,13 @@ class User(Base):
         return False
 
     def get_id(self) -> str:
-        return str(self.id)
+        """What Flask-Login keeps in the session and remember-me cookies: the key of this
+        login's server-side session (`leaderboard.server.services.sessions` sets ``login_key``),
+        never the user id, so that revoking that row ends both cookies."""
+        key = getattr(self, "login_key", None)
+        if not key:
+            raise RuntimeError("log in through leaderboard.server.services.sessions.start")
+        return key
 
 
 class ApiToken(Base):

@@ -76,3 +76,19 @@ def create_admin(session: Session, *, email: str, display_name: str, password: s
     user.is_admin = True
     user.password_hash = security.hash_password(password)
     return user
+
+
+def change_password(session: Session, user: User, *, current: str, new: str) -> None:
+    """Set a new password after checking the current one (400 naming the field). The caller
+    then ends every session of the user (`leaderboard.server.services.sessions.revoke_all`)."""
+    problems = ProblemList()
+    if not security.verify_password(user.password_hash, current or ""):
+        problems.add("is not your current password", field="current_password")
+    if not (security.MIN_PASSWORD <= len(new or "") <= security.MAX_PASSWORD):
+        problems.add(f"must be {security.MIN_PASSWORD} to {security.MAX_PASSWORD} characters",
+                     field="new_password")
+    elif new == current:
+        problems.add("must differ from the current password", field="new_password")
+    if problems:
+        raise ServiceError("the password was not changed", problems)
+    user.password_hash = security.hash_password(new)

@@ -19,9 +19,48 @@ from leaderboard.core.errors import PackError
 from leaderboard.core.packs import Pack, load_pack
 from leaderboard.server import labels_crypto
 from leaderboard.server.models import Benchmark, LabelSet
-from leaderboard.server.services import NotFound
+from leaderboard.server.services import Forbidden, NotFound, ServiceError
 
 _SKIP = {"labels.jsonl", ".cache"}
+#: a folder checked by `check_pack_path` may hold at most this many entries
+MAX_PACK_ENTRIES = 2_000_000
+
+
+def _under(path: Path, roots: list[str]) -> bool:
+    return any(path == Path(r) or path.is_relative_to(r) for r in roots)
+
+
+def check_pack_path(path: str, roots: list[str]) -> Path:
+    """``path`` resolved, if it and everything in it (links followed) lie under one of ``roots``
+    (``PACK_ROOTS``): what the admin pages may read packs and releases from.
+
+    Raises ServiceError (400) for a relative or missing path, Forbidden (403) naming the roots
+    for a path outside them, or a link inside pointing outside them (the import copies what
+    links point at into the public pack folder).
+    """
+    if not isinstance(path, str) or not os.path.isabs(path):
+        raise ServiceError(f"give the absolute server-side path of the folder, got {path!r}")
+    folder = Path(path).resolve()
+    allowed = ", ".join(roots) or "none configured"
+    if not _under(folder, roots):
+        raise Forbidden(f"{path} is not inside a folder packs may be read from ({allowed}; "
+                        "set PACK_ROOTS)")
+    if not folder.is_dir():
+        raise ServiceError(f"{path} is not a folder on the server")
+    seen, count = {folder}, 0
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=True):
+        for name in dirnames + filenames:
+            entry = Path(dirpath) / name
+            count += 1
+            if count > MAX_PACK_ENTRIES:
+                raise ServiceError(f"{path} holds more than {MAX_PACK_ENTRIES} entries")
+            if entry.is_symlink() and not _under(entry.resolve(), roots):
+                raise Forbidden(f"{entry} links outside the folders packs may be read from "
+                                f"({allowed})")
+        real = [d for d in dirnames if (Path(dirpath) / d).resolve() not in seen]
+        seen.update((Path(dirpath) / d).resolve() for d in real)
+        dirnames[:] = real  # a link back up the tree is walked once
+    return folder
 
 
 def pack_meta(pack: Pack) -> dict:

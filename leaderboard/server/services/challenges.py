@@ -135,6 +135,9 @@ def _opt_int(problems: ProblemList, field: str, value) -> int | None:
         return None
     if n < 0:
         problems.add(f"must be >= 0, got {n}", field=field)
+    elif n > 2**31 - 1:  # the database's integer columns (PostgreSQL refuses more)
+        problems.add(f"must be at most {2**31 - 1}, got {n}", field=field)
+        return None
     return n
 
 

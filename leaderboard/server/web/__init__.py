@@ -29,6 +29,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     dbmod.init_app(app)
     _init_extensions(app)
+    from leaderboard.server.web.inputs import install_converters
+    install_converters(app)  # <int:...> bounded to the database's ids, before any route binds
     _register_blueprints(app)
 
     from leaderboard.server.web import errors, hardening
@@ -38,7 +40,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
 
 def _init_extensions(app: Flask) -> None:
-    from leaderboard.server.models import User
     from leaderboard.server.web.extensions import csrf, limiter, login_manager
 
     csrf.init_app(app)
@@ -46,13 +47,16 @@ def _init_extensions(app: Flask) -> None:
     limiter.init_app(app)
 
     @login_manager.user_loader
-    def _load_user(user_id: str):
-        try:
-            uid = int(user_id)
-        except ValueError:
-            return None
-        user = dbmod.get_session().get(User, uid)
-        return user if user is not None and user.is_active else None
+    def _load_user(key: str):
+        # the cookies carry a server-side session key, checked on every request (logout,
+        # a password change or a disabled account end it): leaderboard.server.services.sessions
+        from leaderboard.server.services import sessions
+
+        session = dbmod.get_session()
+        user = sessions.user_for_key(session, key)
+        if user is not None and user.login_touched:
+            session.commit()  # last_seen_at, at most once a minute; loaded before any work
+        return user
 
 
 def _register_blueprints(app: Flask) -> None:
@@ -60,6 +64,7 @@ def _register_blueprints(app: Flask) -> None:
     # attaches their routes to it before it is registered.
     from leaderboard.server.web import (  # noqa: F401
         access,
+        account,
         admin,
         admin_base,
         admin_builds,
@@ -78,6 +83,6 @@ def _register_blueprints(app: Flask) -> None:
     from leaderboard.server.web.extensions import csrf
 
     csrf.exempt(api_bp)  # token-authenticated; browsers never send the token by themselves
-    for bp in (auth.bp, team.bp, submit.bp, api_bp, public.bp, access.bp, admin_base.bp, ops.bp,
-               challenges.bp, api_docs.bp, participate.bp):
+    for bp in (auth.bp, account.bp, team.bp, submit.bp, api_bp, public.bp, access.bp,
+               admin_base.bp, ops.bp, challenges.bp, api_docs.bp, participate.bp):
         app.register_blueprint(bp)

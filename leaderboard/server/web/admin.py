@@ -18,30 +18,23 @@ from leaderboard.server.jobs.scoring import enqueue_scoring
 from leaderboard.server.models import STATUSES, Benchmark, Submission, Team, User, utcnow
 from leaderboard.server.models.access import AccessRequest
 from leaderboard.server.services import ServiceError
-from leaderboard.server.services.benchmarks import get_benchmark, import_pack
+from leaderboard.server.services.benchmarks import check_pack_path, get_benchmark, import_pack
 from leaderboard.server.web.admin_base import _back, _fail, _ip, bp, progress_wants_json
+from leaderboard.server.web.inputs import DB_INT_MAX, int_param
 
 PER_PAGE = 100
 #: rows per page of the admin submissions table
 ADMIN_PAGE = 50
 CSV_LIMIT = 100_000
 
-def _int(name: str, value: str | None, *, default=None):
-    if value in (None, ""):
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise ServiceError(f"{name} must be a whole number, got {value!r}") from None
+def _int(name: str, value: str | None, *, default=None, low: int = 0, high: int = DB_INT_MAX):
+    """A whole number from a form or query string, within the database's range (400 if not)."""
+    return int_param(name, value, default=default, low=low, high=high)
 
 
 def _expiry(days: str | None):
-    n = _int("expires_days", days)
-    if n is None:
-        return None
-    if n < 1:
-        raise ServiceError(f"expires_days must be >= 1, got {n}")
-    return utcnow() + timedelta(days=n)
+    n = _int("expires_days", days, low=1, high=36500)
+    return None if n is None else utcnow() + timedelta(days=n)
 
 
 @bp.get("/")
@@ -165,7 +158,8 @@ def import_():
     try:
         if not path:
             raise ServiceError("give the server-side path of the pack directory")
-        bench = import_pack(s, path, data_dir=cfg["DATA_DIR"], label_keys=cfg["LABEL_KEYS"])
+        folder = check_pack_path(path, cfg["PACK_ROOTS"])  # only under PACK_ROOTS
+        bench = import_pack(s, folder, data_dir=cfg["DATA_DIR"], label_keys=cfg["LABEL_KEYS"])
         audit.record(s, current_user, "admin.benchmark.import", f"benchmark:{bench.key}",
                      {"path": path, "version": bench.version,
                       "agreement_version": bench.agreement_version}, _ip())
@@ -191,7 +185,7 @@ def benchmark_update(key: str):
             s, current_user, bench, description_md=form.get("description_md"),
             submissions_open=None if "submissions_open" not in form
             else form["submissions_open"] == "1",
-            daily_quota="keep" if quota is None else _int("daily_quota", quota),
+            daily_quota="keep" if quota is None else _int("daily_quota", quota, low=-DB_INT_MAX),
             private_revealed=None if "private_revealed" not in form
             else form["private_revealed"] == "1", ip=_ip())
         s.commit()
@@ -236,7 +230,7 @@ def submissions():
         stmt = stmt.where(Submission.status == request.args["status"])
     if request.args.get("team"):
         stmt = stmt.where(Submission.team_id == _int("team", request.args["team"]))
-    page = max(_int("page", request.args.get("page"), default=1), 1)
+    page = _int("page", request.args.get("page"), default=1, low=1, high=10**6)
     total = s.scalar(select(func.count()).select_from(stmt.subquery()))
     rows = s.scalars(stmt.order_by(Submission.id.desc()).limit(ADMIN_PAGE)
                      .offset((page - 1) * ADMIN_PAGE)).all()
@@ -295,7 +289,7 @@ def _audit_filters() -> dict:
 
 @bp.get("/audit")
 def audit_log():
-    page = max(_int("page", request.args.get("page"), default=1), 1)
+    page = _int("page", request.args.get("page"), default=1, low=1, high=10**6)
     events, total = audit.query(get_session(), **_audit_filters(), limit=PER_PAGE,
                                 offset=(page - 1) * PER_PAGE)
     next_url = (url_for("admin.audit_log", **{**request.args.to_dict(), "page": page + 1})

@@ -12,6 +12,7 @@ from leaderboard.core.errors import LeaderboardError
 from leaderboard.server.access import admin_ops, audit
 from leaderboard.server.db import get_session
 from leaderboard.server.services import ServiceError
+from leaderboard.server.web.inputs import safe_next
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -29,7 +30,7 @@ def _ip() -> str:
 
 
 def _back(endpoint: str, **kw):
-    return redirect(request.form.get("next") or url_for(endpoint, **kw)), 303
+    return redirect(safe_next(request.form.get("next")) or url_for(endpoint, **kw)), 303
 
 
 def _fail(exc: ServiceError | LeaderboardError, endpoint: str, **kw):

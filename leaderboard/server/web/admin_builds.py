@@ -31,7 +31,8 @@ def build_start():
         req = build_jobs.check_request(
             key=form.get("benchmark"), source=form.get("source"), out=form.get("out"),
             dev_fraction=form.get("dev_fraction"), private_fraction=form.get("private_fraction"),
-            seed=form.get("seed"), data_dir=current_app.config["DATA_DIR"])
+            seed=form.get("seed"), data_dir=current_app.config["DATA_DIR"],
+            roots=current_app.config["PACK_ROOTS"])
     except build_jobs.BuildRequestError as exc:
         # the benchmarks page again, with the admin's values kept and every error listed
         rows = get_session().scalars(select(Benchmark).order_by(Benchmark.key)).all()

@@ -1,27 +1,29 @@
-"""Register, log in, log out (Flask-Login sessions; login attempts rate-limited)."""
+"""Register, log in, log out (Flask-Login cookies over server-side sessions; login attempts
+rate-limited). `log_in` is the one way a browser gets a session
+(`leaderboard.server.services.sessions`); logging out revokes it."""
 from __future__ import annotations
-
-from urllib.parse import urlsplit
 
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required, login_user, logout_user
 
 from leaderboard.server.access import audit
 from leaderboard.server.db import get_session
-from leaderboard.server.services import ServiceError, accounts
+from leaderboard.server.services import ServiceError, accounts, sessions
 from leaderboard.server.web.extensions import limiter
+from leaderboard.server.web.inputs import safe_next
 
 bp = Blueprint("auth", __name__)
 
 
-def _safe_next(target: str | None) -> str | None:
-    """Only same-site relative paths (no open redirects)."""
-    if not target:
-        return None
-    parts = urlsplit(target)
-    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
-        return None
-    return target
+def log_in(user, *, remember: bool) -> None:
+    """Start a server-side session for ``user`` and set the browser's cookies (commits)."""
+    cfg = current_app.config
+    db = get_session()
+    sessions.start(db, user, remember=remember, lifetime_s=cfg["SESSION_LIFETIME_S"],
+                   remember_s=cfg["REMEMBER_LIFETIME_S"], ip=audit.request_ip(),
+                   user_agent=request.headers.get("User-Agent", ""))
+    db.commit()
+    login_user(user, remember=remember)
 
 
 @bp.route("/register", methods=["GET", "POST"])
@@ -46,7 +48,7 @@ def register():
                 {"field": None, "message": exc.message}]
             return render_template("auth/register.html", form=form, problems=problems,
                                    message=exc.message), exc.status
-        login_user(user)
+        log_in(user, remember=False)
         flash("Welcome! Create a team or join one with an invite code to start submitting.")
         return redirect(url_for("team.index"))
     return render_template("auth/register.html", form=form, problems=problems, message=None)
@@ -74,8 +76,8 @@ def login():
             return render_template("auth/login.html", email=email,
                                    error="wrong email or password"), 401
         session.commit()  # a rehashed password, if the parameters were raised
-        login_user(user, remember=bool(request.form.get("remember")))
-        return redirect(_safe_next(request.args.get("next")) or _landing(user))
+        log_in(user, remember=bool(request.form.get("remember")))
+        return redirect(safe_next(request.args.get("next")) or _landing(user))
     return render_template("auth/login.html", email=email, error=None)
 
 
@@ -87,6 +89,9 @@ def _landing(user) -> str:
 @bp.route("/logout", methods=["POST"])
 @login_required
 def logout():
+    db = get_session()
+    sessions.end(db, getattr(current_user, "login_key", None))  # both cookies stop working
+    db.commit()
     logout_user()
     flash("You are logged out.")
     return redirect(url_for("auth.login"))

@@ -8,9 +8,12 @@
   default is a year) bounds the remember-me cookie. Cookie flags (Secure, HttpOnly, SameSite=Lax)
   are set by `leaderboard.server.config`; a production app without Secure cookies logs a warning.
 * Body size: ``MAX_CONTENT_LENGTH`` (config: the larger of MAX_UPLOAD_MB and MAX_IMAGE_MB,
-  + 1 MB) applies to the two upload endpoints (predictions files and image tarballs); every
-  other request body is capped at ``MAX_BODY_BYTES`` (default 1 MiB) before any view or CSRF
-  check reads it, so a multi-megabyte POST to /login is refused with 413 unread.
+  + 1 MB) applies to the two upload endpoints (predictions files and image tarballs), which
+  `leaderboard.server.web.uploads` checks (who, how big, the fields) before reading the file;
+  every other request body is capped at ``MAX_BODY_BYTES`` (default 1 MiB) before any view or
+  CSRF check reads it, so a multi-megabyte POST to /login is refused with 413 unread.
+* Input: `leaderboard.server.web.inputs` refuses control characters anywhere in a request's
+  text (400) before any view or query sees it.
 * Rate limits (the shared Flask-Limiter, Redis-backed when ``REDIS_URL`` is set) on the endpoints
   that create accounts, tokens and submissions; POST /login already has ``LOGIN_RATE_LIMIT``.
   Registration is keyed by client address (there is no account yet); token creation and uploads
@@ -26,7 +29,8 @@
 Settings (read from ``app.config`` with these defaults): ``REGISTER_RATE_LIMIT`` "5 per minute;
 50 per day", ``TOKEN_RATE_LIMIT`` "10 per minute; 100 per day", ``SUBMIT_RATE_LIMIT``
 "30 per minute", ``MAX_BODY_BYTES`` 1048576, ``SESSION_LIFETIME_S`` 43200,
-``REMEMBER_LIFETIME_S`` 1209600, ``TRUSTED_PROXY_COUNT`` 0.
+``REMEMBER_LIFETIME_S`` 1209600, ``TRUSTED_PROXY_COUNT`` 0, ``CLIENT_BODY_TIMEOUT_S`` 60 (an
+upload whose body sends nothing for this long is answered 408 and dropped).
 """
 from __future__ import annotations
 
@@ -39,6 +43,7 @@ from flask_login import current_user
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from leaderboard.server.security import hash_token
+from leaderboard.server.web import inputs, uploads
 from leaderboard.server.web.extensions import limiter
 
 log = logging.getLogger(__name__)
@@ -55,7 +60,7 @@ SECURITY_HEADERS = {
 }
 HSTS = "max-age=31536000; includeSubDomains"
 #: endpoints whose bodies may reach MAX_CONTENT_LENGTH (predictions files, image tarballs)
-UPLOAD_ENDPOINTS = frozenset({"api.create_submission", "submit.upload"})
+UPLOAD_ENDPOINTS = uploads.UPLOAD_ENDPOINTS
 
 DEFAULTS = {
     "REGISTER_RATE_LIMIT": "5 per minute;50 per day",
@@ -65,9 +70,10 @@ DEFAULTS = {
     "SESSION_LIFETIME_S": 12 * 3600,
     "REMEMBER_LIFETIME_S": 14 * 86400,
     "TRUSTED_PROXY_COUNT": 0,
+    "CLIENT_BODY_TIMEOUT_S": 60,
 }
 _INT_SETTINGS = ("MAX_BODY_BYTES", "SESSION_LIFETIME_S", "REMEMBER_LIFETIME_S",
-                 "TRUSTED_PROXY_COUNT")
+                 "TRUSTED_PROXY_COUNT", "CLIENT_BODY_TIMEOUT_S")
 
 
 # Module-level providers (not lambdas): Flask-Limiter de-duplicates equal limits per view, and a
@@ -84,6 +90,10 @@ def _submit_limit() -> str:
     return current_app.config["SUBMIT_RATE_LIMIT"]
 
 
+def _password_limit() -> str:
+    return current_app.config["LOGIN_RATE_LIMIT"]
+
+
 def caller_key() -> str:
     """Rate-limit bucket of the caller: its API token (hashed), else its user, else its address.
 
@@ -94,17 +104,23 @@ def caller_key() -> str:
     if scheme.lower() == "bearer" and token.strip():
         return "token:" + hash_token(token.strip())[:32]
     if current_user and current_user.is_authenticated:
-        return f"user:{current_user.get_id()}"
+        return f"user:{current_user.id}"
     return "addr:" + (get_remote_address() or "unknown")
 
 
-#: endpoint -> (limit provider, key function); POST only
+#: endpoint -> (limit provider, key function); POST only. The upload endpoints' limit is
+#: counted by `leaderboard.server.web.uploads.gate` (`upload_rate_limit`), before the body.
 RATE_LIMITS = {
     "auth.register": (_register_limit, get_remote_address),
     "team.create_token": (_token_limit, caller_key),
-    "api.create_submission": (_submit_limit, caller_key),
-    "submit.upload": (_submit_limit, caller_key),
+    "account.change_password": (_password_limit, caller_key),  # guessing the current one
 }
+
+
+def upload_rate_limit() -> None:
+    """Count one upload against ``SUBMIT_RATE_LIMIT`` (429 past it); the upload gate calls
+    the limited wrapper in ``app.extensions["lb_upload_rate_limit"]`` once the caller is known
+    and before any body byte is read."""
 
 
 def check_settings(config) -> None:
@@ -142,10 +158,15 @@ def init_app(app: Flask) -> None:
     proxies = app.config["TRUSTED_PROXY_COUNT"]
     if proxies:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
-    # First in line: the cap must be set before CSRFProtect's before_request parses the form.
-    app.before_request_funcs.setdefault(None, []).insert(0, _cap_body)
+    # First in line, in this order: the cap must be set before anything parses a body, control
+    # characters refused before any view or query sees them, and uploads checked before
+    # CSRFProtect's hook (which reads request.form) and the rate limiter.
+    hooks = app.before_request_funcs.setdefault(None, [])
+    hooks[0:0] = [_cap_body, inputs.refuse_control_characters, uploads.gate]
     app.after_request(_security_headers)
 
+    app.extensions["lb_upload_rate_limit"] = limiter.limit(
+        _submit_limit, key_func=caller_key, methods=["POST"])(upload_rate_limit)
     for endpoint, (provider, key_func) in RATE_LIMITS.items():
         view = app.view_functions.get(endpoint)
         if view is None:

@@ -40,17 +40,10 @@ def render_markdown(text: str) -> Markup:
 
 def page_args(*, default_per_page: int = PER_PAGE) -> tuple[int, int]:
     """(page, per_page) from the query string; bad values are a 400 naming them."""
-    from leaderboard.server.services import ServiceError
-    try:
-        page = int(request.args.get("page", 1))
-        per_page = int(request.args.get("per_page", default_per_page))
-    except ValueError:
-        raise ServiceError(f"page and per_page must be integers, got "
-                           f"{request.args.get('page')!r} and "
-                           f"{request.args.get('per_page')!r}") from None
-    if page < 1 or not 1 <= per_page <= MAX_PER_PAGE:
-        raise ServiceError(f"page must be >= 1 and per_page in [1, {MAX_PER_PAGE}], got "
-                           f"{page} and {per_page}")
+    from leaderboard.server.web.inputs import int_param
+    page = int_param("page", request.args.get("page"), default=1, low=1, high=10**6)
+    per_page = int_param("per_page", request.args.get("per_page"), default=default_per_page,
+                         low=1, high=MAX_PER_PAGE)
     return page, per_page
 
 

@@ -94,3 +94,32 @@ def write_save_tar(
         for info, data in members:
             tar.addfile(info, io.BytesIO(data) if data is not None else None)
     return dest
+
+
+def bomb_layer(total_bytes: int, *, compression: str = "gzip", trailing: bool = False) -> tuple[bytes, str]:
+    """A layer whose tar holds ``total_bytes`` of zeros, compressed to a few kilobytes.
+
+    Built from one compressed MiB of zeros repeated (gzip members and zstd frames concatenate),
+    so a 1.5 GiB layer costs milliseconds to make. ``trailing``: the zeros follow the tar's end
+    marker instead of filling a file (Docker still reads them). Returns (layer, diff id).
+    """
+    import zstandard
+
+    mib = 1 << 20
+    if trailing:
+        head = layer_tar({"bin/true": b"x"})
+    else:
+        info = tarfile.TarInfo("zeros")
+        info.size = total_bytes
+        head = info.tobuf(format=tarfile.GNU_FORMAT)
+    n = total_bytes // mib
+    pad = b"" if trailing else bytes(-total_bytes % 512) + bytes(1024)
+    compress = {"gzip": gzip.compress, "zstd": zstandard.ZstdCompressor().compress}[compression]
+    chunk = compress(bytes(mib))
+    layer = compress(head) + chunk * n + compress(bytes(total_bytes - n * mib) + pad)
+    digest = hashlib.sha256(head)
+    zeros = bytes(mib)
+    for _ in range(n):
+        digest.update(zeros)
+    digest.update(bytes(total_bytes - n * mib) + pad)
+    return layer, "sha256:" + digest.hexdigest()

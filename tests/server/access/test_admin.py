@@ -2,6 +2,8 @@
 submissions (hide, disqualify, rescore with progress). Each one is audited."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from sqlalchemy import select
 
@@ -72,13 +74,35 @@ def test_user_and_benchmark_settings(world, app):
     assert "must be a whole number" in admin.get("/admin/benchmarks").get_data(as_text=True)
 
 
-def test_import_pack_from_a_server_path(world, demo_packs, app):
+def test_import_pack_from_a_server_path(world, demo_packs, app, tmp_path):
     admin = world.client("admin")
     admin.post("/admin/benchmarks/import", data={"path": "/nonexistent/pack"})
     assert "loki" not in {b for b in _keys(app)}
+    # only under PACK_ROOTS: the demo packs' folder is not one until configured
+    admin.post("/admin/benchmarks/import", data={"path": str(demo_packs["loki"])})
+    assert "is not inside a folder packs may be read from" in \
+        admin.get("/admin/benchmarks").get_data(as_text=True)
+    assert "loki" not in _keys(app)
+    app.config["PACK_ROOTS"] = [str(demo_packs["loki"].parent.resolve())]
     assert admin.post("/admin/benchmarks/import",
                       data={"path": str(demo_packs["loki"])}).status_code == 303
     assert "loki" in _keys(app)
+
+
+def test_import_refuses_links_out_of_pack_roots(world, demo_packs, app, tmp_path):
+    import shutil
+    pack = tmp_path / "roots" / "loki"
+    shutil.copytree(demo_packs["loki"], pack)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("host secret")
+    (pack / "media" / "leak.png").symlink_to(secret)
+    app.config["PACK_ROOTS"] = [str((tmp_path / "roots").resolve())]
+    admin = world.client("admin")
+    admin.post("/admin/benchmarks/import", data={"path": str(pack)})
+    assert "links outside the folders packs may be read from" in \
+        admin.get("/admin/benchmarks").get_data(as_text=True)
+    assert "loki" not in _keys(app)
+    assert not list(Path(app.config["DATA_DIR"]).rglob("leak.png"))
 
 
 def _keys(app):

@@ -26,6 +26,23 @@ def test_database_refuses_update_and_delete(app, session):
     assert (kept.action, kept.ip) == ("auth.login_failed", "10.0.0.1")
 
 
+def test_postgres_refuses_truncate_too(pg_url):
+    """SQLite has no TRUNCATE; PostgreSQL's row triggers do not fire for it, a statement one does."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.orm import Session
+
+    engine = create_engine(pg_url)
+    with Session(engine) as session:
+        audit.record(session, None, "auth.login_failed", "user:ghost", {}, "10.0.0.1")
+        session.commit()
+        before = session.scalar(text("SELECT count(*) FROM audit_event"))
+        with pytest.raises(DBAPIError, match=APPEND_ONLY_MESSAGE):
+            session.execute(text("TRUNCATE audit_event"))
+        session.rollback()
+        assert session.scalar(text("SELECT count(*) FROM audit_event")) == before >= 1
+    engine.dispose()
+
+
 def test_csv_export_filters_and_neutralises_formulas(world, app):
     with app.app_context(), app.extensions["lb_db"].scope() as s:
         audit.record(s, None, "auth.login_failed", "=HYPERLINK(\"http://evil\")",

@@ -128,7 +128,7 @@ def test_openapi_describes_every_api_route(boards_app, boards_client):
             assert op["summary"] and op["responses"]
     assert "post" in doc["paths"]["/api/v1/submissions"]
     params = doc["paths"]["/api/v1/submissions/{submission_id}"]["get"]["parameters"]
-    assert params[0]["schema"] == {"type": "integer"}
+    assert params[0]["schema"] == {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}
 
 
 def test_board_page_pagination_links_keep_filters(boards_client, boards_session, make):

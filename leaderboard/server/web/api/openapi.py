@@ -10,8 +10,12 @@ import re
 
 from flask import Flask
 
+from leaderboard.server.web.inputs import DB_INT_MAX
+
 _CONVERTER = re.compile(r"<(?:(\w+):)?(\w+)>")
-_TYPES = {"int": {"type": "integer"}, "float": {"type": "number"}}
+# <int:...> is bounded to the database's ids (leaderboard.server.web.inputs.IdConverter)
+_TYPES = {"int": {"type": "integer", "minimum": 0, "maximum": DB_INT_MAX},
+          "float": {"type": "number"}}
 
 
 def _ref(name: str) -> dict:

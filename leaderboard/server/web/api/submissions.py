@@ -6,6 +6,7 @@ from flask import jsonify, request, url_for
 from leaderboard.server.db import get_session
 from leaderboard.server.services import ServiceError, submissions
 from leaderboard.server.web.api import api_user, bp
+from leaderboard.server.web.inputs import int_param
 
 
 @bp.post("/submissions")
@@ -48,9 +49,6 @@ def list_submissions():
     if user.team_id is None:
         raise ServiceError("you are not in a team, so you have no submissions", status=404,
                            code="not_found")
-    try:
-        limit = min(max(int(request.args.get("limit", 50)), 1), 200)
-    except ValueError:
-        raise ServiceError(f"limit must be an integer, got {request.args['limit']!r}") from None
+    limit = int_param("limit", request.args.get("limit"), default=50, low=1, high=200)
     subs = submissions.team_submissions(get_session(), user.team_id, limit=limit)
     return jsonify({"submissions": [submissions.status_dict(s, owner=True) for s in subs]})

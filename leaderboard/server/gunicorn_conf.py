@@ -1,0 +1,48 @@
+"""gunicorn's settings for the web process: ``gunicorn -c python:leaderboard.server.gunicorn_conf
+app:app`` (what `docker/boot.sh` runs). Environment variables override each one.
+
+**Slow clients.** A thread-per-request worker (``sync``, ``gthread``) is held for as long as a
+client takes to send its request: 16 connections sending a byte every 2 s kept every thread of
+a 2 x 8 gthread server busy, and ``/healthz`` timed out. The default worker class here is
+``gevent``: each connection is a greenlet parked on its socket, so thousands of slow clients
+cost memory, not the workers the health check needs (``worker_connections`` per worker caps
+them). Psycopg 3 (>= 3.1.14), redis-py and RQ's enqueue cooperate with gevent's monkey-patching;
+CPU-bound work never runs in the web process (scoring, container runs and judging are queue
+jobs; image inspection at upload is bounded by the image cap). An upload's body additionally
+has an idle timeout (``CLIENT_BODY_TIMEOUT_S``, `leaderboard.server.web.uploads`).
+
+The reverse proxy in front (docs/deploy.md) stays required in production: it buffers request
+bodies, caps their size (``client_max_body_size``) and times out slow ones
+(``client_body_timeout``, ``client_header_timeout``) before gunicorn sees them.
+
+=======================  =======================================================================
+``PORT``                 8000
+``WEB_WORKER_CLASS``     ``gevent`` (``gthread`` is the fallback if gevent cannot be used)
+``WEB_WORKERS``          4 processes
+``WEB_CONNECTIONS``      1000 connections per gevent worker
+``WEB_THREADS``          8 threads per gthread worker (ignored by gevent)
+``WEB_TIMEOUT_S``        300: a worker silent this long is restarted
+``FORWARDED_ALLOW_IPS``  127.0.0.1: the proxy whose X-Forwarded-* headers are trusted
+=======================  =======================================================================
+"""
+import os
+
+bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
+worker_class = os.environ.get("WEB_WORKER_CLASS", "gevent")
+workers = int(os.environ.get("WEB_WORKERS", "4"))
+worker_connections = int(os.environ.get("WEB_CONNECTIONS", "1000"))
+threads = int(os.environ.get("WEB_THREADS", "8"))
+timeout = int(os.environ.get("WEB_TIMEOUT_S", "300"))
+graceful_timeout = 30
+keepalive = 5
+# request line and headers: gunicorn's defaults, stated (anything longer is a 400)
+limit_request_line = 4094
+limit_request_fields = 100
+limit_request_field_size = 8190
+max_requests = int(os.environ.get("WEB_MAX_REQUESTS", "5000"))
+max_requests_jitter = 500
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+accesslog = "-"
+errorlog = "-"
+# no runtime-management socket (gunicornc): nothing to attack, nothing shared between instances
+control_socket_disable = True
