@@ -1,0 +1,205 @@
+"""Artifact mapping v2: a response's sentences, each rule's mentions, their polarity, the claims.
+
+`map_response(text, keys)` returns the artifacts (among `keys`, the item's modality) that the
+response claims are present. `analyze(text, keys)` also returns what it denies (for tests and
+error analysis). The pipeline:
+
+1. `segment.split`: sentences with their list item's topic.
+2. Per sentence: generic or unassessable spans are skipped (`scope.generic_spans`); a
+   mid-sentence self-correction drops what it retracts.
+3. Per candidate artifact whose trigger occurs: each rule's mentions are claims or denials
+   (`scope.is_denied`, rule kinds in `patterns.py`).
+4. Per item: a benign framing ("not an artifact") turns quality claims into denials.
+5. Across sentences: a denial made at or after a self-correction ("Wait - let me correct: the
+   shadow is consistent") retracts the earlier claims of that artifact.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from leaderboard.core.taxonomy import ARTIFACT_KEYS, artifacts_for
+from leaderboard.judges.mapping import scope, segment
+from leaderboard.judges.mapping.lexicon_semantic import SEMANTIC
+from leaderboard.judges.mapping.lexicon_signal import SIGNAL
+from leaderboard.judges.mapping.patterns import Artifact, Rule
+from leaderboard.judges.mapping.prefilter import Index, required_literals
+
+LEXICON: dict[str, Artifact] = {k: {**SIGNAL, **SEMANTIC}[k] for k in ARTIFACT_KEYS}
+_VISUAL = frozenset(artifacts_for("image"))
+# Every rule needs its first pattern (a pair's term) to occur; one scan of a sentence for all
+# those patterns' literals tells which rules can fire (`prefilter.Index`).
+_RULE_IDS = [(key, i) for key, art in LEXICON.items() for i in range(len(art.rules))]
+INDEX = Index(_RULE_IDS, {(k, i): required_literals(LEXICON[k].rules[i].a) for k, i in _RULE_IDS})
+
+CLAIM, DENY = "claim", "deny"
+# A qualifier before its term across one of these describes the clause's subject, not the term.
+_RELATION = re.compile(r"n't\b|\bnot\b|\bwith\b|\bbetween\b|\bto\b|\bthan\b|\bagainst\b", re.I)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    claimed: frozenset[str]
+    denied: frozenset[str]
+
+
+def _in_spans(pos: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= pos < b for a, b in spans)
+
+
+def _excluded(artifact: Artifact, text: str, start: int, end: int) -> bool:
+    if artifact.exclude is None:
+        return False
+    lo = scope.scope_start(text, start)
+    stop = scope.BOUNDARY.search(text, end)
+    return artifact.exclude.search(text, lo, stop.start() if stop else len(text)) is not None
+
+
+def _rule_verdict(rule: Rule, artifact: Artifact, text: str, body: int,
+                  spans: list[tuple[int, int]]) -> str | None:
+    """CLAIM if some mention of ``rule`` in ``text`` asserts the artifact, DENY if it is only
+    mentioned to be denied, None if not mentioned. ``text[:body]`` is the item's topic."""
+    flaw = artifact.flaw_words
+    verdict = None
+    if rule.kind in ("P", "A"):
+        for m in rule.a.finditer(text):
+            if _in_spans(m.start(), spans) or _excluded(artifact, text, m.start(), m.end()):
+                continue
+            if rule.kind == "A" or not scope.is_denied(text, m.start(), m.end(), flaw):
+                return CLAIM
+            verdict = DENY
+        return verdict
+    if rule.kind == "C":
+        terms = [t for t in rule.a.finditer(text) if not _in_spans(t.start(), spans)]
+        if not terms:
+            return None
+        for q in rule.b.finditer(text):
+            if _in_spans(q.start(), spans):
+                continue
+            for t in terms:
+                if t.start() < q.end() and q.start() < t.end():
+                    continue  # one word cannot be both the subject and its qualifier
+                in_topic = t.end() <= body
+                first, last = (t, q) if t.start() < q.start() else (q, t)
+                if not in_topic and not scope.same_scope(text, first.end(), last.start()):
+                    continue
+                if first is q and _RELATION.search(text, q.start(), t.start()):
+                    continue  # "the lighting doesn't match the background": the relation's object
+                if _excluded(artifact, text, q.start(), q.end()) or \
+                        _excluded(artifact, text, t.start(), t.end()):
+                    continue
+                if scope.is_denied(text, q.start(), q.end(), flaw) or \
+                        scope.is_denied(text, t.start(), t.end(), flaw):
+                    verdict = DENY
+                    continue
+                return CLAIM
+        if verdict is None and any(scope.is_denied(text, t.start(), t.end(), flaw) and
+                                   not _excluded(artifact, text, t.start(), t.end())
+                                   for t in terms):
+            verdict = DENY  # the subject is mentioned only to be approved ("lighting is natural")
+        return verdict
+    # "S": both patterns in the sentence body, the first not denied.
+    if rule.unless is not None and rule.unless.search(text, body):
+        return None
+    firsts = [m for m in rule.a.finditer(text, body) if not _in_spans(m.start(), spans)]
+    if not firsts or not any(not _in_spans(m.start(), spans) for m in rule.b.finditer(text, body)):
+        return None
+    for m in firsts:
+        if _excluded(artifact, text, m.start(), m.end()):
+            continue
+        if scope.is_denied(text, m.start(), m.end(), flaw):
+            verdict = DENY
+            continue
+        return CLAIM
+    return verdict
+
+
+def _verdict(artifact: Artifact, rules: list[Rule], text: str, body: int,
+             spans: list[tuple[int, int]], audio_only: bool) -> str | None:
+    if artifact.context is not None and not audio_only and not artifact.context.search(text):
+        return None
+    verdict = None
+    for rule in rules:
+        v = _rule_verdict(rule, artifact, text, body, spans)
+        if v == CLAIM:
+            return CLAIM
+        verdict = verdict or v
+    return verdict
+
+
+def analyze(response: str, keys=ARTIFACT_KEYS) -> Analysis:
+    """What ``response`` claims and denies among ``keys`` (module docstring)."""
+    keys = list(keys)
+    audio_only = not _VISUAL.intersection(keys)
+    sentences = segment.split(response)
+    benign = {s.item for s in sentences if scope.BENIGN.search(s.text)}
+    claims: dict[str, list[int]] = {}
+    denials: dict[str, list[int]] = {}
+    correction_at: int | None = None
+    for idx, sent in enumerate(sentences):
+        text = scope.strip_retraction(sent.text)
+        if correction_at is None and scope.CORRECTION.search(f"{sent.topic} {text}"):
+            correction_at = idx
+        body = len(sent.topic) + len(scope.TOPIC_SEP) if sent.topic else 0
+        full = f"{sent.topic}{scope.TOPIC_SEP}{text}" if sent.topic else text
+        spans = [(a + body, b + body) for a, b in scope.generic_spans(text)]
+        if spans and spans[0] == (body, len(full)):
+            continue
+        live: dict[str, list[int]] = {}
+        for key, i in INDEX.live(full.lower()):
+            live.setdefault(key, []).append(i)
+        for key in keys:
+            if key not in live:
+                continue
+            artifact = LEXICON[key]
+            rules = [artifact.rules[i] for i in sorted(live[key])]
+            v = _verdict(artifact, rules, full, body, spans, audio_only)
+            if v == CLAIM and artifact.quality and sent.item in benign:
+                v = DENY
+            if v is not None:
+                (claims if v == CLAIM else denials).setdefault(key, []).append(idx)
+    if correction_at is not None:
+        for key, where in denials.items():
+            last_denial = max(where)
+            if last_denial >= correction_at and key in claims:
+                kept = [i for i in claims[key] if i > last_denial]
+                if kept:
+                    claims[key] = kept
+                else:
+                    del claims[key]
+    claimed = frozenset(claims)
+    return Analysis(claimed, frozenset(denials) - claimed)
+
+
+def map_response(response: str, keys=ARTIFACT_KEYS) -> frozenset[str]:
+    """Artifacts among ``keys`` that ``response`` claims are present."""
+    return analyze(response, keys).claimed
+
+
+def claim_clauses(response: str, keys=ARTIFACT_KEYS) -> list[str]:
+    """The response's clauses that may claim something, for an embedding judge (`local-minilm@2`).
+
+    Clauses are cut at scope boundaries (`scope.BOUNDARY`), prefixed with their item's topic
+    ("Colour: too vivid"). Dropped: generic and unassessable spans, retracted text, and clauses
+    the rules read as denials only ("no visible blur", "the lighting looks natural").
+    """
+    keys = list(keys)
+    out: list[str] = []
+    for sent in segment.split(response):
+        text = scope.strip_retraction(sent.text)
+        spans = scope.generic_spans(text)
+        start = 0
+        pieces = []
+        for m in scope.CLAUSE_BOUNDARY.finditer(text + "."):
+            pieces.append((start, m.start()))
+            start = m.end()
+        for a, b in pieces:
+            clause = text[a:b].strip(" ,-")
+            if len(clause) < 3 or any(lo <= a < hi for lo, hi in spans):
+                continue
+            clause = f"{sent.topic}: {clause}" if sent.topic else clause
+            result = analyze(clause, keys)
+            if result.denied and not result.claimed:
+                continue
+            out.append(clause)
+    return out
