@@ -98,7 +98,11 @@ def format_report(rep: dict) -> str:
     if not rep["judged_by_reference"]:
         lines.append("nothing to compare: run with --fill to send responses to the reference "
                      "judge, or judge the benchmark with it first")
+        return "\n".join(lines)
     for identity, res in rep["judges"].items():
+        if "error" in res:
+            lines.append(f"\n{identity}: {res['error']}")
+            continue
         o = res["overall"]
         lines.append(f"\n{identity} vs {rep['reference']}: kappa={_f(o['kappa'])} "
                      f"agreement={_f(o['agreement'])} precision={_f(o['precision'])} "

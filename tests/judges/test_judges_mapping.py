@@ -143,3 +143,49 @@ def test_every_artifact_name_and_key_maps_to_itself(artifact):
     keys = list(artifacts_for(artifact.modalities[0]))
     assert map_response(f"{artifact.name}.", keys) == {artifact.key}
     assert map_response(f"{artifact.key.replace('_', ' ')}: yes", keys) == {artifact.key}
+
+
+def test_prefilter_literals_are_sound():
+    """Every match of a rule's first pattern contains one of its literals (the mapper skips
+    the rule otherwise)."""
+    import re
+
+    from leaderboard.judges.mapping.prefilter import required_literals, trie_regex
+
+    lit = required_literals(re.compile(r"\bblur(?:ry|red)?\b|out[- ]of|(?:six|seven)\s+fingers",
+                                       re.I))
+    assert lit == {"blur", "blurry", "blurred", "out-of", "out of", "fingers"}
+    assert required_literals(re.compile(r"\bs{3,}h*\b", re.I)) == {"sss"}
+    assert required_literals(re.compile(r"\w+\s+\w+", re.I)) is None
+    words = ["blur", "blurry", "block", "no", "noise"]
+    scan = re.compile(trie_regex(words))
+    assert all(scan.fullmatch(w) for w in words) and not scan.fullmatch("blo")
+
+
+def test_section_headings_frame_their_items():
+    text = ("Likely Manipulated.\n\nFindings:\n- blurry edges around the face\n\n"
+            "Not observed:\n- banding\n- warped text\n\nTypical indicators to check:\n"
+            "- extra fingers")
+    result = analyze(text, IMAGE)
+    assert result.claimed == {"blurriness"}
+    assert {"banding", "unrecognizable_text"} <= result.denied
+
+
+def test_structured_answers():
+    assert map_response('{"artifacts": ["unnatural_texture", "lighting_inconsistency"]}',
+                        IMAGE) == {"unnatural_texture", "lighting_inconsistency"}
+    assert map_response('{"noise": {"present": false, "location": "face"}}', IMAGE) == set()
+    table = "| Artifact | Present |\n|---|---|\n| Blurriness | Yes |\n| Noise | No |"
+    assert map_response(table, IMAGE) == {"blurriness"}
+    assert map_response("NOIZE ON THE FACE AND THE BACKROUND IS WARPED", IMAGE) == {
+        "noise", "unrealistic_background"}
+
+
+def test_legacy_identities_stay_buildable():
+    from leaderboard.judges import get_judge
+
+    old, new = get_judge("rules@1"), get_judge("rules")
+    assert (old.identity, new.identity) == ("rules@1", "rules@2")
+    text = "Consistent lighting direction."  # rules@1 read "direction" as a flaw
+    assert old.map_artifacts([text], candidates=IMAGE) == [{"lighting_inconsistency"}]
+    assert new.map_artifacts([text], candidates=IMAGE) == [set()]

@@ -143,7 +143,7 @@ def analyze(response: str, keys=ARTIFACT_KEYS) -> Analysis:
         body = len(sent.topic) + len(scope.TOPIC_SEP) if sent.topic else 0
         full = f"{sent.topic}{scope.TOPIC_SEP}{text}" if sent.topic else text
         spans = [(a + body, b + body) for a, b in scope.generic_spans(text)]
-        if spans and spans[0] == (body, len(full)):
+        if sent.frame == "generic" or (spans and spans[0] == (body, len(full))):
             continue
         live: dict[str, list[int]] = {}
         for key, i in INDEX.live(full.lower()):
@@ -154,7 +154,7 @@ def analyze(response: str, keys=ARTIFACT_KEYS) -> Analysis:
             artifact = LEXICON[key]
             rules = [artifact.rules[i] for i in sorted(live[key])]
             v = _verdict(artifact, rules, full, body, spans, audio_only)
-            if v == CLAIM and artifact.quality and sent.item in benign:
+            if v == CLAIM and (sent.frame == "deny" or artifact.quality and sent.item in benign):
                 v = DENY
             if v is not None:
                 (claims if v == CLAIM else denials).setdefault(key, []).append(idx)

@@ -359,7 +359,7 @@ UNNATURAL_PROSODY = art(
     C(r"\bspeech\b|\bvoices?\b|\bspeaker\b|\bwords\b|\bsentences?\b|\bphrases?\b|"
       r"\bnarration\b|\bnarrator\b|\breading\b|\bdigit\b|\bsyllables?\b",
       r"\bmonoton\w*|\bflat\w*|\brobotic\w*|\bmechanical\w*|\blifeless\b|\bstilted\b|"
-      r"\bchoppy\b|\bmachine-?like\b|\bsing-?song\b|\bstaccato\b|\bmetronomic\b|"
+      r"\bchoppy\b|\bmachine-?like\b|\bsing-?song\b|\bstaccato\b|\bmetronomic\b|\brobot\b|"
       r"\bevenly\s+spaced\b|\b(?:perfectly|unnaturally|too|strikingly|very)\s+(?:even|regular|"
       r"constant|uniform|steady|timed|calm)\b|\bsame\s+(?:pitch|note|melod\w*|shape|rising|"
       r"falling|pace|duration|length|register)\b|\bequal\s+(?:stress|weight|emphasis)\b|"

@@ -171,7 +171,11 @@ _PLURAL_SUBJECT = (
     r"(?:ai[- ])?generated\s+(?:images|videos|faces|audio|speech|content|media|voices|clips)|"
     r"synthetic\s+(?:media|images|videos|speech|audio|voices|faces)|face[- ]swaps|"
     r"tts\s+(?:systems|voices|engines)|voice\s+clones|cloned\s+voices|generators|"
-    r"diffusion\s+models|such\s+(?:images|videos|clips|recordings))\b")
+    r"diffusion\s+models|such\s+(?:images|videos|clips|recordings)|(?:ai|synthetic|fake|"
+    r"generated|cloned|deepfake)\s+(?:voices|speech|audio|faces|videos|images|clips|media)|"
+    r"(?:voice\s+)?(?:cloning|synthesis|conversion|text-to-speech|tts|face-swap\w*|lip-sync)\s+"
+    r"(?:systems|models|tools|engines|methods|pipelines|algorithms)|(?:gans|models|algorithms|"
+    r"generative\s+models))\b")
 _GENERIC = re.compile(
     _PLURAL_SUBJECT + r"[^.!?]{0,80}?\b(?:often|typically|usually|commonly|frequently|generally|"
     r"tend\s+to|may|might|can|could|sometimes)\b"
@@ -184,7 +188,12 @@ _GENERIC = re.compile(
     r"inspecting)\b"
     r"|\b(?:i\s+would|one\s+would|you\s+would|we\s+would|should|would\s+need\s+to)\s+"
     r"(?:look|check|consider|examine|inspect|analy[sz]e)\s+(?:for|whether|if|at|each)\b"
-    r"|^if\b[^.!?]*\b(?:were|would)\b",
+    r"|^if\b[^.!?]*\b(?:were|would)\b"
+    r"|^(?:usually|typically|generally|often|commonly|normally|in\s+general),"
+    r"|\b(?:common|typical|usual|classic|known|frequent|telltale|tell-tale)\s+(?:\w+\s+){0,3}"
+    r"(?:signs?|artifacts?|artefacts?|cues?|tells?|indicators?|giveaways?|flaws)\s+(?:of\s+"
+    r"(?:\w+\s+){1,3})?(?:include|are|such\s+as|like)\b"
+    r"|\?\s*$",
     re.I)
 # Unassessable: "I can't assess lip sync", "flicker can't be judged from a single frame"; only
 # its own clause (up to a contrast) claims nothing: "hard to judge, but the hum starts abruptly".

@@ -8,7 +8,11 @@ mapper reads one `Sentence` at a time; a sentence keeps
   from below"). A term in the topic pairs with a qualifier in the body ("Colour" + "too vivid");
 - `text`: the sentence itself, markdown stripped, quotes and dashes normalised;
 - `item`: the index of the list item / paragraph it belongs to (a benign framing such as "not an
-  artifact" applies to its item).
+  artifact" applies to its item);
+- `frame`: "deny" under a section heading that frames its items as absent or fine ("Elements
+  that appear consistent:", "Not observed:"), "generic" under one that frames them as things to
+  check ("Typical indicators:"), else "". A section ends at a blank line, another heading or
+  prose.
 
 Sentences split at ``.!?`` followed by a space and at line breaks; semicolons and dashes stay
 inside a sentence and only bound negation scopes (`scope.py`), because detectors often put a
@@ -94,6 +98,7 @@ class Sentence:
     topic: str
     text: str
     item: int
+    frame: str = ""  # "deny" / "generic" under a heading that frames its items so
 
 
 def _is_topic(topic: str, separator: str) -> bool:
@@ -157,16 +162,29 @@ def _table_row(line: str) -> str:
 
 
 def split(text: str) -> list[Sentence]:
-    """The response's sentences, each with its item's topic (see the module docstring)."""
+    """The response's sentences, each with its item's topic and its section's frame (module
+    docstring)."""
     out: list[Sentence] = []
     item = -1
+    frame = ""
     for raw in normalize(text).splitlines():
+        if not raw.strip():
+            frame = ""  # a blank line ends a framed section
+            continue
         if _TABLE_RULE.match(raw):
             continue
+        bulleted = bool(_BULLET.match(raw)) or raw.lstrip().startswith("|")
         line = _table_row(raw) if raw.lstrip().startswith("|") else raw
         line = _MARKUP.sub("", _BULLET.sub("", line)).strip()
         if not line:
             continue
+        heading = _heading(raw, line)
+        if heading is not None:
+            frame = _frame_of(heading)
+            if frame:
+                continue  # "Elements that appear consistent:" claims nothing itself
+        elif frame and not bulleted and len(line.split()) > 12:
+            frame = ""  # back to prose
         item += 1
         topic = ""
         m = _TOPIC.match(line)
@@ -185,5 +203,47 @@ def split(text: str) -> list[Sentence]:
         for sent in _SENTENCE.split(line):
             sent = sent.strip()
             if sent:
-                out.append(Sentence(topic, sent, item))
+                out.append(Sentence(topic, sent, item, frame))
     return out
+
+
+def _heading(raw: str, line: str) -> str | None:
+    """The text of a section heading ("### Consistent elements", "**Not observed:**",
+    "Checked and fine:"), or None for an ordinary line."""
+    stripped = raw.strip()
+    if stripped.startswith("#"):
+        return line.rstrip(":")
+    if line.endswith(":") and len(line.split()) <= 8:
+        return line.rstrip(":")
+    if stripped.startswith("**") and stripped.rstrip(":").endswith("**") and \
+            len(line.split()) <= 8:
+        return line.rstrip(":")
+    return None
+
+
+def _frame_of(heading: str) -> str:
+    """"deny" for a heading that frames its items as absent or fine, "generic" for one that
+    frames them as things to check; "" otherwise (findings, a topic)."""
+    if _MIXED.search(heading):
+        return ""
+    if _GENERIC_HEADING.search(heading):
+        return "generic"
+    if _DENY_HEADING.search(heading):
+        return "deny"
+    return ""
+
+
+_MIXED = re.compile(r"\b(?:but|and\s+what|versus|vs\.?|doesn't|don't|not\s+all|issues?\s+found|"
+                    r"problems?\s+found|suspicious|anomal\w*\s+(?:found|detected))\b", re.I)
+_DENY_HEADING = re.compile(
+    r"\b(?:not\s+(?:present|observed|found|detected|seen|an\s+issue)|absent|no\s+(?:issues?|"
+    r"problems?|anomal\w*|artifacts?|artefacts?|signs?|concerns?)|none\s+(?:found|detected|"
+    r"observed)|consistent|natural|authentic|genuine|realistic|plausible|correct|normal|clean|"
+    r"fine|okay|ok|passed|checked\s+and\s+(?:fine|ok|clean)|looks?\s+(?:real|fine|right|good)|"
+    r"(?:did\s+not|didn't)\s+(?:find|see|notice|detect|observe)|supporting\s+authenticity|"
+    r"signs\s+of\s+authenticity|against\s+manipulation|strengths|reassuring)\b", re.I)
+_GENERIC_HEADING = re.compile(
+    r"\b(?:typical|common|usual|general|possible|potential|what\s+to\s+look\s+for|things\s+to\s+"
+    r"check|checklist|to\s+check|would\s+look\s+for|cannot\s+(?:assess|evaluate|check|judge)|"
+    r"could\s+not\s+(?:assess|check|evaluate)|limitations?|not\s+assessable|unable\s+to|"
+    r"out\s+of\s+scope|methodology|how\s+i\s+checked)\b", re.I)
