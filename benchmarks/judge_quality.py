@@ -3,6 +3,8 @@
 Run from the repository root (CPU; the MiniLM judge loads its packaged model):
 
     .venv/bin/python -m benchmarks.judge_quality --part heldout [--judges rules local-minilm]
+    .venv/bin/python -m benchmarks.judge_quality --part heldout --judges rules@1 rules \\
+        local-minilm@1 local-minilm ensemble --markdown --save quality.json
     .venv/bin/python -m benchmarks.judge_quality --part heldout --markdown   # docs/judges.md tables
     .venv/bin/python -m benchmarks.judge_quality --part dev --errors rules    # dev only
 
@@ -213,6 +215,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--errors", metavar="JUDGE", help="list the judge's errors (dev part only)")
+    ap.add_argument("--save", metavar="PATH", help="also write the reports as JSON to PATH")
     args = ap.parse_args(argv)
     if args.errors:
         if args.part != "dev":
@@ -222,6 +225,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     rows = load(args.part)
     reps = [report(name, rows) for name in args.judges]
+    if args.save:
+        Path(args.save).write_text(json.dumps({"part": args.part, "reports": reps}, indent=1),
+                                   encoding="utf-8")
     if args.json:
         print(json.dumps(reps, indent=1))
     elif args.markdown:

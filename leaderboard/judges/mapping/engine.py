@@ -29,8 +29,12 @@ LEXICON: dict[str, Artifact] = {k: {**SIGNAL, **SEMANTIC}[k] for k in ARTIFACT_K
 _VISUAL = frozenset(artifacts_for("image"))
 # Every rule needs its first pattern (a pair's term) to occur; one scan of a sentence for all
 # those patterns' literals tells which rules can fire (`prefilter.Index`).
-_RULE_IDS = [(key, i) for key, art in LEXICON.items() for i in range(len(art.rules))]
-INDEX = Index(_RULE_IDS, {(k, i): required_literals(LEXICON[k].rules[i].a) for k, i in _RULE_IDS})
+# A pair or co-occurrence rule needs its second pattern too.
+_PARTS = {(key, i, part): (rule.a if part == "a" else rule.b)
+          for key, art in LEXICON.items() for i, rule in enumerate(art.rules)
+          for part in ("a", "b") if part == "a" or rule.b is not None}
+INDEX = Index(list(_PARTS), {o: required_literals(p) for o, p in _PARTS.items()})
+_NEEDS_B = {(k, i) for k, i, part in _PARTS if part == "b"}
 
 CLAIM, DENY = "claim", "deny"
 # A qualifier before its term across one of these describes the clause's subject, not the term.
@@ -55,17 +59,34 @@ def _excluded(artifact: Artifact, text: str, start: int, end: int) -> bool:
     return artifact.exclude.search(text, lo, stop.start() if stop else len(text)) is not None
 
 
-def _rule_verdict(rule: Rule, artifact: Artifact, text: str, body: int,
-                  spans: list[tuple[int, int]]) -> str | None:
-    """CLAIM if some mention of ``rule`` in ``text`` asserts the artifact, DENY if it is only
-    mentioned to be denied, None if not mentioned. ``text[:body]`` is the item's topic."""
-    flaw = artifact.flaw_words
+class _Ctx:
+    """One sentence being read: its text, where its topic ends, its generic spans, and memos of
+    the polarity checks (the same mention is asked about by several rules)."""
+
+    __slots__ = ("text", "body", "spans", "want_denials", "_denied")
+
+    def __init__(self, text: str, body: int, spans, want_denials: bool) -> None:
+        self.text, self.body, self.spans, self.want_denials = text, body, spans, want_denials
+        self._denied: dict = {}
+
+    def denied(self, start: int, end: int, flaw: frozenset[str]) -> bool:
+        key = (start, end, flaw)
+        hit = self._denied.get(key)
+        if hit is None:
+            hit = self._denied[key] = scope.is_denied(self.text, start, end, flaw)
+        return hit
+
+
+def _rule_verdict(rule: Rule, artifact: Artifact, ctx: _Ctx) -> str | None:
+    """CLAIM if some mention of ``rule`` in the sentence asserts the artifact, DENY if it is only
+    mentioned to be denied, None if not mentioned. ``ctx.text[:ctx.body]`` is the item's topic."""
+    text, body, spans, flaw = ctx.text, ctx.body, ctx.spans, artifact.flaw_words
     verdict = None
     if rule.kind in ("P", "A"):
         for m in rule.a.finditer(text):
             if _in_spans(m.start(), spans) or _excluded(artifact, text, m.start(), m.end()):
                 continue
-            if rule.kind == "A" or not scope.is_denied(text, m.start(), m.end(), flaw):
+            if rule.kind == "A" or not ctx.denied(m.start(), m.end(), flaw):
                 return CLAIM
             verdict = DENY
         return verdict
@@ -88,14 +109,13 @@ def _rule_verdict(rule: Rule, artifact: Artifact, text: str, body: int,
                 if _excluded(artifact, text, q.start(), q.end()) or \
                         _excluded(artifact, text, t.start(), t.end()):
                     continue
-                if scope.is_denied(text, q.start(), q.end(), flaw) or \
-                        scope.is_denied(text, t.start(), t.end(), flaw):
+                if ctx.denied(q.start(), q.end(), flaw) or ctx.denied(t.start(), t.end(), flaw):
                     verdict = DENY
                     continue
                 return CLAIM
-        if verdict is None and any(scope.is_denied(text, t.start(), t.end(), flaw) and
-                                   not _excluded(artifact, text, t.start(), t.end())
-                                   for t in terms):
+        if verdict is None and ctx.want_denials and any(
+                ctx.denied(t.start(), t.end(), flaw) and
+                not _excluded(artifact, text, t.start(), t.end()) for t in terms):
             verdict = DENY  # the subject is mentioned only to be approved ("lighting is natural")
         return verdict
     # "S": both patterns in the sentence body, the first not denied.
@@ -107,73 +127,83 @@ def _rule_verdict(rule: Rule, artifact: Artifact, text: str, body: int,
     for m in firsts:
         if _excluded(artifact, text, m.start(), m.end()):
             continue
-        if scope.is_denied(text, m.start(), m.end(), flaw):
+        if ctx.denied(m.start(), m.end(), flaw):
             verdict = DENY
             continue
         return CLAIM
     return verdict
 
 
-def _verdict(artifact: Artifact, rules: list[Rule], text: str, body: int,
-             spans: list[tuple[int, int]], audio_only: bool) -> str | None:
-    if artifact.context is not None and not audio_only and not artifact.context.search(text):
+def _verdict(artifact: Artifact, rules: list[Rule], ctx: _Ctx, audio_only: bool) -> str | None:
+    if artifact.context is not None and not audio_only and not artifact.context.search(ctx.text):
         return None
     verdict = None
     for rule in rules:
-        v = _rule_verdict(rule, artifact, text, body, spans)
+        v = _rule_verdict(rule, artifact, ctx)
         if v == CLAIM:
             return CLAIM
         verdict = verdict or v
     return verdict
 
 
-def analyze(response: str, keys=ARTIFACT_KEYS) -> Analysis:
-    """What ``response`` claims and denies among ``keys`` (module docstring)."""
+def analyze(response: str, keys=ARTIFACT_KEYS, *, denials: bool = True) -> Analysis:
+    """What ``response`` claims and denies among ``keys`` (module docstring). With
+    ``denials=False`` the denied set may be incomplete (faster; the claims are the same)."""
     keys = list(keys)
+    wanted = frozenset(keys)
     audio_only = not _VISUAL.intersection(keys)
     sentences = segment.split(response)
     benign = {s.item for s in sentences if scope.BENIGN.search(s.text)}
-    claims: dict[str, list[int]] = {}
-    denials: dict[str, list[int]] = {}
+    claimed_at: dict[str, list[int]] = {}
+    denied_at: dict[str, list[int]] = {}
     correction_at: int | None = None
     for idx, sent in enumerate(sentences):
         text = scope.strip_retraction(sent.text)
         if correction_at is None and scope.CORRECTION.search(f"{sent.topic} {text}"):
             correction_at = idx
+        if sent.frame == "generic":
+            continue
         body = len(sent.topic) + len(scope.TOPIC_SEP) if sent.topic else 0
         full = f"{sent.topic}{scope.TOPIC_SEP}{text}" if sent.topic else text
-        spans = [(a + body, b + body) for a, b in scope.generic_spans(text)]
-        if sent.frame == "generic" or (spans and spans[0] == (body, len(full))):
-            continue
         live: dict[str, list[int]] = {}
-        for key, i in INDEX.live(full.lower()):
-            live.setdefault(key, []).append(i)
+        found = INDEX.live(full.lower())
+        for key, i, part in found:
+            if part == "a" and key in wanted and ((key, i) not in _NEEDS_B or
+                                                  (key, i, "b") in found):
+                live.setdefault(key, []).append(i)
+        if not live:
+            continue
+        spans = [(a + body, b + body) for a, b in scope.generic_spans(text)]
+        if spans and spans[0] == (body, len(full)):
+            continue
+        ctx = _Ctx(full, body, spans, denials)
         for key in keys:
             if key not in live:
                 continue
             artifact = LEXICON[key]
             rules = [artifact.rules[i] for i in sorted(live[key])]
-            v = _verdict(artifact, rules, full, body, spans, audio_only)
+            v = _verdict(artifact, rules, ctx, audio_only)
             if v == CLAIM and (sent.frame == "deny" or artifact.quality and sent.item in benign):
                 v = DENY
             if v is not None:
-                (claims if v == CLAIM else denials).setdefault(key, []).append(idx)
+                (claimed_at if v == CLAIM else denied_at).setdefault(key, []).append(idx)
     if correction_at is not None:
-        for key, where in denials.items():
+        for key, where in denied_at.items():
             last_denial = max(where)
-            if last_denial >= correction_at and key in claims:
-                kept = [i for i in claims[key] if i > last_denial]
+            if last_denial >= correction_at and key in claimed_at:
+                kept = [i for i in claimed_at[key] if i > last_denial]
                 if kept:
-                    claims[key] = kept
+                    claimed_at[key] = kept
                 else:
-                    del claims[key]
-    claimed = frozenset(claims)
-    return Analysis(claimed, frozenset(denials) - claimed)
+                    del claimed_at[key]
+    claimed = frozenset(claimed_at)
+    return Analysis(claimed, frozenset(denied_at) - claimed)
 
 
 def map_response(response: str, keys=ARTIFACT_KEYS) -> frozenset[str]:
     """Artifacts among ``keys`` that ``response`` claims are present."""
-    return analyze(response, keys).claimed
+    # denials only matter to the claims when a self-correction can retract one
+    return analyze(response, keys, denials=bool(scope.CORRECTION.search(response))).claimed
 
 
 def claim_clauses(response: str, keys=ARTIFACT_KEYS) -> list[str]:

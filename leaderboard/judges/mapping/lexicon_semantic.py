@@ -412,6 +412,7 @@ UNNATURAL_PROSODY = art(
     flaw="even stable steady consistent smooth smoothly uniform clean perfect clear fluid",
     context=_VOICE,
     exclude=r"\bfacial\s+expression\b|\bexpression\s+(?:of|on)\s+the\s+face\b|\bpeaks?\b|"
+            r"\bflat\s+(?:\w+\s+)?accent\b|\bmonoton\w*\s+(?:hum|buzz|drone|beep|whine)\b|"
             r"\bloud\s+(?:words|parts|passages|syllables)\b|\bclip\w*|\bhum\b|\bhiss\w*|"
             r"\bclicks?\b|\bdistort\w*|\bblink\w*|\bstepping\s+rhythm\b|\brhythm\s+of\s+(?:the\s+)?"
             r"(?:blink|steps|walk|movement)")

@@ -269,7 +269,10 @@ _SCENE_SOUND = (r"\b(?:fire|fireplace|campfire|pen|door|keyboard|typing|footstep
                 r"traffic|crowd|audience|applause|music|song|drums?|guitar|piano|waves|rain|"
                 r"dishes|cutlery|cups?|bees?|insects?|flies|popcorn|fireworks?|cork|bubble\s+wrap|"
                 r"balloons?|knuckles?|clapping|claps?|tongue|lip\s+smacks?|mouth\s+clicks?|"
-                r"fridge|refrigerator|engine|lawnmower|vacuum|kettle|frying|sizzl\w*|radio)\b")
+                r"fridge|refrigerator|engine|lawnmower|vacuum|kettle|frying|sizzl\w*|radio|"
+                r"thunder|truck|train|plane|airplane|aircraft|subway|fingers?|mouse|tune|melody|"
+                r"drone\s+(?:flying|overhead))\b|\bhum(?:s|med|ming)?\s+(?:a|along|to\s+herself|"
+                r"to\s+himself)\b")
 CLIPPING = art(
     "clipping",
     P(r"\bclipp(?:ing|ed)\b(?!\s+(?:through|into|in\b))|\bclips\s+(?:badly|heavily|hard|at|on|"
@@ -286,11 +289,15 @@ HISS = art(
     "hiss",
     P(r"\bhiss\w*|\bstatic\b(?!\s+(?:image|camera|shot|background\s+image|pose|frame|expression|"
       r"discharges?|clicks?))|\bsh{2,}\b|\bs{3,}h*\b|\bhigh[- ]frequency\s+(?:noise|static|hiss)|"
-      r"\bwhite\s+noise|\btape\s+noise|\bnoise\s+floor\b|\b(?:background|constant|steady|"
-      r"broadband|continuous|hissing)\s+noise\b|\bnoise\s+in\s+the\s+(?:background|pauses|"
+      r"\bwhite\s+noise|\btape\s+noise|\bnoise\s+floor\b(?!\s*(?:is|:)?\s*(?:very\s+|quite\s+)?"
+      r"(?:low|minimal|negligible|inaudible|clean))|\b(?:constant|steady|broadband|"
+      r"continuous|hissing|constant\s+background|steady\s+background|continuous\s+background)\s+"
+      r"noise\b|\bnoise\s+in\s+the\s+(?:pauses|"
       r"gaps|silences?)\b|\bhiss\s+noise\b"),
     quality=True,
-    exclude=r"\bcrowd\s+noise\b|\btraffic\s+noise\b|\bno\s+crowd\b|" + _SCENE_SOUND)
+    exclude=r"\bcrowd\s+noise\b|\btraffic\s+noise\b|\bno\s+crowd\b|\bnoise\s+(?:floor|levels?)\s*"
+            r"(?:is|are|:)?\s*(?:very\s+|quite\s+|extremely\s+)?(?:low|minimal|negligible|"
+            r"inaudible|clean)\b|" + _SCENE_SOUND)
 
 BUZZ = art(
     "buzz",
@@ -305,8 +312,10 @@ POPS = art(
     "pops",
     P(r"\bpops?\b(?!\s+(?:out|up|music|song))|\bpopping\b(?!\s+in)|\bclick(?:s|ing)?\b|"
       r"\b(?:audio|sound|digital)\s+glitch\w*|\babrupt\s+(?:sounds?|noises?|transients?|bursts?)|"
+      r"\b(?:a|an|one|two|tiny|small|sharp|audible|little)\s+snaps?\b|\bsnaps?\s+(?:in|at|between|"
+      r"sounds?)\b|"
       r"\bsharp\s+(?:transients?|spikes?|clicks?|sounds?)|\bsudden\s+(?:spikes?|bursts?|noises?|"
-      r"clicks)|\bdropouts?\b|\btransients?\b|\bsnaps?\b|\bstatic\s+discharges?\b|"
+      r"clicks)|\bdropouts?\b|\btransients?\b|\bstatic\s+discharges?\b|"
       r"\bdiscontinuit\w*|\bshort,?\s+(?:sharp\s+)?bursts?\b|\bglitch\w*\s+(?:in|between)\s+"
       r"(?:the\s+)?(?:audio|words|speech)|\btiny\s+glitches\b"),
     exclude=_SCENE_SOUND, quality=True)

@@ -160,3 +160,22 @@ class Index:
         for lit in {m.group(1) for m in self._scan.finditer(lowered)}:
             found |= self.owners_of[lit]
         return found
+
+
+class Guarded:
+    """A pattern behind its literal prefilter: `search` runs the expression only when one of its
+    required literals occurs in the text (the answer is the same, faster on most texts)."""
+
+    def __init__(self, pattern: re.Pattern) -> None:
+        self.pattern = pattern
+        literals = required_literals(pattern)
+        self._guard = None if literals is None else re.compile(trie_regex(literals))
+
+    def _may(self, text: str) -> bool:
+        return self._guard is None or self._guard.search(text.lower()) is not None
+
+    def search(self, text: str, *args):
+        return self.pattern.search(text, *args) if self._may(text) else None
+
+    def finditer(self, text: str, *args):
+        return self.pattern.finditer(text, *args) if self._may(text) else iter(())

@@ -26,8 +26,11 @@ between spaces, brackets, a contrastive word ("but", "while", "although", ...), 
 """
 from __future__ import annotations
 
+import bisect
 import re
 from functools import lru_cache
+
+from leaderboard.judges.mapping.prefilter import Guarded
 
 SCOPE_TOKENS = 9
 #: Joins a list item's topic to each of its sentences ("Colour | too vivid"): a topic term pairs
@@ -51,10 +54,12 @@ _TAIL_STOP = re.compile(
 _CUE = re.compile(
     r"\b(?:no|not|none|never|neither|nor|without|nothing|zero|free\s+of|absence\s+of|"
     r"absent\s+of|devoid\s+of|lack\s+of\s+any|rather\s+than|instead\s+of|hardly\s+any|"
-    r"barely\s+any|dont|doesnt|didnt|isnt|arent|cant|cannot)\b|n't\b", re.I)
+    r"barely\s+any|dont|doesnt|didnt|isnt|arent|cant|cannot|ruled\s+out|rule\s+out|"
+    r"rules\s+out|(?<!no\s)doubt)\b|n't\b", re.I)
 # Words after a cue that make it a hedge or an emphasis, not a negation.
 _NOT_A_CUE = re.compile(
     r"^\W*(?:only|just|sure|certain|100|entirely\s+sure|quite\s+sure|necessarily|doubt|wonder|"
+    r"a\s+doubt|question|"
     r"longer|more\s+than|less\s+than|matter|exactly\s+sure|convinced)\b", re.I)
 # Words of normal behaviour: a cue before one of them asserts a flaw ("doesn't match", "not
 # natural", "never blinks", "don't touch the floor", "nothing can be read").
@@ -86,7 +91,9 @@ APPROVE_ADJ = (
     "right", "proper", "properly", "spontaneous", "well", "convincing", "authentic",
     "physically plausible", "physically coherent", "physically consistent", "as expected",
     "in focus", "in sync", "synchronized", "synchronised", "unremarkable", "conservative",
-    "fitting", "in line")
+    "fitting", "in line", "reasonable", "acceptable", "unaltered", "untouched", "undistorted",
+    "unmodified", "spot on", "on point", "in order", "as it should be", "within normal range",
+    "within the normal range", "within normal limits")
 # The safer subset that approves a term it precedes ("consistent lighting", "natural blinks"):
 # "clear banding", "fine grain", "real problem" are claims.
 APPROVE_BEFORE = (
@@ -96,7 +103,8 @@ APPROVE_BEFORE = (
     "convincing", "expressive", "lively", "varied", "correctly", "naturally")
 APPROVE_ADVERB = ("naturally", "normally", "correctly", "smoothly", "seamlessly", "fluidly",
                   "properly", "realistically", "consistently", "accurately", "well", "fine")
-APPROVE_VERB = (r"match|matches|matched|agree|agrees|align|aligns|aligned|correspond|"
+APPROVE_VERB = (r"checks?\s+out|match|matches|matched|agree|agrees|align|aligns|aligned|"
+                r"correspond|"
                 r"corresponds|fit|fits|lines?\s+up|holds?\s+up|makes?\s+sense|explains?|"
                 r"sync|syncs|synced|coincide|coincides|tracks?|follows?\s+(?:the|that|this|"
                 r"his|her|their)")
@@ -106,7 +114,8 @@ _VERB_BEFORE_ADJ = (r"is|are|was|were|look|looks|looked|appear|appears|appeared|
                     r"speak|speaks|render|rendered|lit|formed|blended|matched|placed|aligned|"
                     r"synchroni[sz]ed|integrated|exposed|focused|has|have|had|shows?|"
                     r"showing|hold|holds|holding|grip|grips|gripping|varies|vary|moving|"
-                    r"behaving|flowing|directed|attached|sits|sit|rests|rest|falls?|cast|casts")
+                    r"behaving|flowing|directed|attached|sits|sit|rests|rest|falls?|cast|casts|"
+                    r"found|judged|deemed|stays?|remained|behaved")
 _ADVERB = (r"(?:\w+ly|quite|very|fairly|pretty|entirely|fully|all|both|also|actually|still|"
            r"otherwise|indeed|perfectly|completely|totally|mostly|largely|generally|broadly|"
            r"reasonably|acceptably)")
@@ -145,12 +154,14 @@ _CONCESSIVE = re.compile(
     r"consistent|expected|fine|correct|acceptable|benign|harmless|genuine|ordinary)\b", re.I)
 # A denial after the term: "Noise: none observed", "blur is not present", "hiss: absent".
 _DENIED_AFTER = re.compile(
-    r"^[^.!?;\n]{0,60}?(?:\|\s*(?:none|no\b|nothing|absent|false|n/?a|not\s+(?:\w+\s+)?"
+    r"^[^.!?;\n]{0,60}?(?:[|:]\s*(?:none|no\b|nothing|absent|false|n/?a|not\s+(?:\w+\s+)?"
     r"(?:present|observed|detected|visible|found|noticeable|apparent|evident|seen|heard|"
     r"applicable|an\s+issue|a\s+problem))|\b(?:is|are|was|were)\s*(?:not|n't)\s+(?:\w+\s+)?"
     r"(?:present|observed|detected|visible|found|noticeable|apparent|evident|seen|heard|"
     r"an\s+issue|a\s+problem)\b|\b(?:is|are|was|were)\s+(?:absent|not\s+there)\b|^-free\b|"
-    r"^\s*(?:is|are)\s+(?:none|nil)\b)",
+    r"^\s*(?:is|are)\s+(?:none|nil)\b|^\s*\(\s*(?:none|no|absent|not\s+(?:present|observed|"
+    r"detected|seen|found))\s*\)|\b(?:is|are)\s+nowhere\b|\b(?:raises?|shows?|presents?|gives?|"
+    r"poses?)\s+no\s+(?:concerns?|red\s+flags?|issues?|problems?|cause\s+for\s+concern)\b)",
     re.I)
 _ELSEWHERE = re.compile(r"^\s*(?:elsewhere|anywhere\s+else|in\s+(?:the\s+)?(?:rest|other|"
                         r"background|surrounding)|on\s+the\s+(?:rest|background|neck|hands)|"
@@ -163,6 +174,7 @@ BENIGN = re.compile(
     r"lens|optical|compression)\s+(?:characteristic|behaviou?r|property|effect|artifact)|"
     r"\bcommon\s+camera\s+behaviou?r\b|\brecording\s+conditions\b|\bexpected\s+(?:for|in|from)\s+"
     r"(?:a|an|this)\s+(?:real|genuine|phone|camera|low-light)", re.I)
+BENIGN = Guarded(BENIGN)
 
 # Generic or hypothetical: the whole sentence claims nothing about this sample.
 _PLURAL_SUBJECT = (
@@ -195,6 +207,7 @@ _GENERIC = re.compile(
     r"(?:\w+\s+){1,3})?(?:include|are|such\s+as|like)\b"
     r"|\?\s*$",
     re.I)
+_GENERIC = Guarded(_GENERIC)
 # Unassessable: "I can't assess lip sync", "flicker can't be judged from a single frame"; only
 # its own clause (up to a contrast) claims nothing: "hard to judge, but the hum starts abruptly".
 _UNASSESSABLE = re.compile(
@@ -208,6 +221,7 @@ _UNASSESSABLE = re.compile(
     r"be\s+assessed|be\s+checked|identify|detect|say|zoom)\b"
     r"|\bno\s+(?:audio\s+track|audio|sound)\s+(?:track\s+)?to\s+(?:analy[sz]e|assess|check)\b",
     re.I)
+_UNASSESSABLE = Guarded(_UNASSESSABLE)
 _CLAUSE_EDGE = re.compile(r"[;.!?]|\s-\s|\b(?:but|however|although|though|yet|whereas)\b", re.I)
 
 
@@ -230,16 +244,22 @@ CORRECTION = re.compile(
     r"\b(?:no,?\s+wait|wait(?=\s*[-,.:!])|let\s+me\s+correct|correction\s*:|scratch\s+that|"
     r"on\s+second\s+thought|i\s+take\s+(?:that|it)\s+back|actually,?\s+no|i\s+was\s+wrong)\b",
     re.I)
+CORRECTION = Guarded(CORRECTION)
 _MID_RETRACTION = re.compile(r"\bno,?\s+wait\b|\bscratch\s+that\b|\bactually,?\s+no\b", re.I)
+_MID_RETRACTION = Guarded(_MID_RETRACTION)
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?", re.I)
 
 
 def scope_start(text: str, pos: int) -> int:
     """Start of the scope containing ``pos``: just after the last boundary before it."""
-    start = 0
-    for m in BOUNDARY.finditer(text, 0, pos):
-        start = m.end()
-    return start
+    ends = _boundary_ends(text)
+    return ends[bisect.bisect_right(ends, pos) - 1]
+
+
+@lru_cache(maxsize=256)
+def _boundary_ends(text: str) -> list[int]:
+    # a boundary counts for ``pos`` when it ends at or before it (as finditer(text, 0, pos) does)
+    return [0] + [m.end() for m in BOUNDARY.finditer(text)]
 
 
 def same_scope(text: str, start: int, end: int) -> bool:
