@@ -4,7 +4,7 @@ Run from the repository root (CPU; the MiniLM judge loads its packaged model):
 
     .venv/bin/python -m benchmarks.judge_quality --part heldout [--judges rules local-minilm]
     .venv/bin/python -m benchmarks.judge_quality --part heldout --judges rules@1 rules \\
-        local-minilm@1 local-minilm ensemble --markdown --save quality.json
+        local-minilm@1 local-minilm --markdown --save quality.json
     .venv/bin/python -m benchmarks.judge_quality --part heldout --markdown   # docs/judges.md tables
     .venv/bin/python -m benchmarks.judge_quality --part dev --errors rules    # dev only
 

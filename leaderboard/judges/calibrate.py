@@ -177,42 +177,6 @@ def calibrate_evalset(rows, *, judge=None, floor: float = FLOOR, folds: int = 5)
             "positives": {k: int(truth[:, j].sum()) for j, k in enumerate(ARTIFACT_KEYS)}}
 
 
-def precision_threshold(scores: np.ndarray, truth: np.ndarray, *, target: float,
-                        min_hits: int) -> float:
-    """Lowest threshold at which ``scores >= t`` is at least ``target`` precise with at least
-    ``min_hits`` true positives; 1.01 (never) when there is none."""
-    order = np.argsort(-scores, kind="stable")
-    s, y = scores[order], truth[order]
-    best = 1.01
-    tp = 0
-    for i, (score, hit) in enumerate(zip(s, y, strict=True)):
-        tp += bool(hit)
-        if i + 1 < len(s) and s[i + 1] == score:
-            continue  # ties: decide after the last equal score
-        if tp >= min_hits and tp / (i + 1) >= target:
-            best = float(score)
-    return best
-
-
-def calibrate_ensemble(rows, *, judge=None, target: float = 0.9, min_hits: int = 3) -> dict:
-    """`ensemble@1`'s high thresholds: per artifact, `precision_threshold` of MiniLM's dev
-    scores over the responses of the modalities it applies to."""
-    from leaderboard.core.taxonomy import artifacts_for
-    if judge is None:
-        from leaderboard.judges.minilm import MiniLMJudge
-        judge = MiniLMJudge(thresholds={k: 1.0 for k in ARTIFACT_KEYS})
-    scores = _modality_scores(judge, rows)
-    truth = np.array([[k in keys for k in ARTIFACT_KEYS] for _, _, keys in rows])
-    applies = np.array([[k in artifacts_for(m) for k in ARTIFACT_KEYS] for _, m, _ in rows])
-    high = {}
-    for j, key in enumerate(ARTIFACT_KEYS):
-        use = applies[:, j]
-        high[key] = round(precision_threshold(scores[use, j], truth[use, j], target=target,
-                                              min_hits=min_hits), 4) if use.any() else 1.01
-    return {"high_thresholds": high, "target_precision": target, "min_hits": min_hits,
-            "n_examples": len(rows)}
-
-
 def write_evalset_thresholds(result: dict, path: str | Path, *, source: str | Path,
                              version: str) -> None:
     source = Path(source)
@@ -254,27 +218,10 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--evalset", help="evaluation-set JSONL: calibrate on its dev part")
-    parser.add_argument("--ensemble", action="store_true",
-                        help="with --evalset: write ensemble@1's high thresholds instead")
     parser.add_argument("--examples", default=str(DATA_PATH))
     parser.add_argument("--out", help="default: the current version's thresholds file "
                                          "(--evalset) or local-minilm_v1.json (--examples)")
     args = parser.parse_args(argv)
-    if args.evalset and args.ensemble:
-        from leaderboard.judges import ensemble
-        result = calibrate_ensemble(read_evalset(args.evalset),
-                                    target=ensemble.TARGET_PRECISION, min_hits=ensemble.MIN_HITS)
-        source = Path(args.evalset)
-        doc = {"judge": f"ensemble@{ensemble.VERSION}",
-               "method": "per artifact, the lowest local-minilm@2 score at which MiniLM alone "
-                         "was at least target_precision precise (min_hits correct) on the dev "
-                         "part of the evaluation set; 1.01 = never added",
-               "source": f"{source.name} (part=dev)",
-               "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest(), **result}
-        out = Path(args.out or ensemble.THRESHOLDS_PATH)
-        out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-        print(f"wrote {out}")
-        return
     if args.evalset:
         args.out = args.out or str(THRESHOLDS_PATH)
         result = calibrate_evalset(read_evalset(args.evalset))

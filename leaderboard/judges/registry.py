@@ -19,7 +19,6 @@ from leaderboard.judges.base import Judge, JudgeError
 JUDGES: dict[str, str] = {
     "rules": "leaderboard.judges.rules:RulesJudge",
     "local-minilm": "leaderboard.judges.minilm:MiniLMJudge",
-    "ensemble": "leaderboard.judges.ensemble:EnsembleJudge",
     "openai": "leaderboard.judges.openai_compat:OpenAIJudge",
 }
 # identity -> "module:factory" of superseded versions kept for reproducibility.

@@ -58,7 +58,7 @@ def rejudge(keys: tuple[str, ...], everything: bool) -> None:
 @click.option("--reference", default="openai", show_default=True,
               help="The judge the others are compared with (a name or identity).")
 @click.option("--judges", "specs", multiple=True,
-              help="Judges to compare (repeatable; default: rules, local-minilm, ensemble).")
+              help="Judges to compare (repeatable; default: rules, local-minilm).")
 @click.option("--limit", type=click.IntRange(min=1), default=300, show_default=True,
               help="At most this many distinct responses (a stable sample).")
 @click.option("--fill", is_flag=True,

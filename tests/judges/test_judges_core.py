@@ -153,8 +153,6 @@ PINNED_SHA256 = {
         "4e34dbec9e831fd72a85ea4fa97c1e3b4c9216936528cf409d378d3d18dc0d62",
     "thresholds/local-minilm_v2.json":
         "76f2a949ea4ae711e00b7a417752d72c7cd5e3d7219eec4d177c765c7f9cc304",
-    "thresholds/ensemble_v1.json":
-        "2b953603853117142f416e6e540cc38b41699ae499526b43b561e84dcd95c2e0",
 }
 
 
@@ -168,8 +166,8 @@ def test_versioned_files_are_unchanged():
 
 
 def test_shipped_thresholds_come_from_the_shipped_calibration_sets():
-    """@1 from the hand-written calibration file; @2 and the ensemble from the evaluation set's
-    dev part (its digest is recorded, so a changed set is noticed)."""
+    """@1 from the hand-written calibration file; @2 from the evaluation set's dev part (its
+    digest is recorded, so a changed set is noticed)."""
     old = json.loads((PACKAGE / "thresholds/local-minilm_v1.json").read_text())
     assert old["source_sha256"] == hashlib.sha256(DATA_PATH.read_bytes()).hexdigest()
     assert old["judge"] == "local-minilm@1"
@@ -179,6 +177,3 @@ def test_shipped_thresholds_come_from_the_shipped_calibration_sets():
     assert doc["judge"] == "local-minilm@2" and doc["source"] == "evalset.jsonl (part=dev)"
     assert doc["source_sha256"] == digest and doc["n_examples"] == 453
     assert set(doc["thresholds"]) == set(taxonomy.ARTIFACT_KEYS)
-    ens = json.loads((PACKAGE / "thresholds/ensemble_v1.json").read_text())
-    assert ens["judge"] == "ensemble@1" and ens["source_sha256"] == digest
-    assert set(ens["high_thresholds"]) == set(taxonomy.ARTIFACT_KEYS)

@@ -137,7 +137,7 @@ def test_explanation_case_validation(kw, message):
 
 
 def test_unknown_judge_is_named():
-    with pytest.raises(JudgeError, match=r"unknown judge 'gpt'; available: \['ensemble', "
-                                         r"'local-minilm', 'openai', 'rules'\] and "
+    with pytest.raises(JudgeError, match=r"unknown judge 'gpt'; available: \['local-minilm', "
+                                         r"'openai', 'rules'\] and "
                                          r"\['local-minilm@1', 'rules@1'\]"):
         get_judge("gpt")

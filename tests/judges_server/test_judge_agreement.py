@@ -112,7 +112,7 @@ def test_agreement_command_fills_the_cache_and_reports_kappa(sqlite_url, tmp_pat
         assert "openai:judge-model@1" in html and "rules@2" in html and "kappa" in html
         assert len(chat.requests) == sent  # the page sends nothing to the LLM judge
         as_json = client.get(f"/admin/benchmarks/{key}/judge-agreement?format=json").get_json()
-        assert as_json["judged_by_reference"] == 15 and "ensemble@1" in as_json["judges"]
+        assert as_json["judged_by_reference"] == 15 and "local-minilm@2" in as_json["judges"]
         listing = client.get("/admin/benchmarks").get_data(as_text=True)
         assert f"/admin/benchmarks/{key}/judge-agreement" in listing
     finally:

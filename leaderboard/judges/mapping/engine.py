@@ -168,8 +168,10 @@ def analyze(response: str, keys=ARTIFACT_KEYS, *, denials: bool = True) -> Analy
         live: dict[str, list[int]] = {}
         found = INDEX.live(full.lower())
         for key, i, part in found:
+            # a pair's term alone can only be denied ("the lighting looks natural")
             if part == "a" and key in wanted and ((key, i) not in _NEEDS_B or
-                                                  (key, i, "b") in found):
+                                                  (key, i, "b") in found or
+                                                  denials and LEXICON[key].rules[i].kind == "C"):
                 live.setdefault(key, []).append(i)
         if not live:
             continue

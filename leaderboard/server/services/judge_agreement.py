@@ -1,7 +1,7 @@
 """How far the offline judges are from the LLM judge on a benchmark's stored responses (issue 18).
 
 An organiser deciding which judge is official (TriDF's open-ended answers; `docs/judges.md`)
-compares the offline judges (`rules`, `local-minilm`, `ensemble`) with the configured
+compares the offline judges (`rules`, `local-minilm`) with the configured
 OpenAI-compatible judge on the free-text answers teams actually submitted:
 
 - `stored_responses`: the (candidates, response) pairs a judge would map, collected by scoring
@@ -31,7 +31,7 @@ from leaderboard.server.models import Benchmark, Submission
 from leaderboard.server.services import judging
 
 DEFAULT_LIMIT = 300
-OFFLINE = ("rules", "local-minilm", "ensemble")
+OFFLINE = ("rules", "local-minilm")
 
 
 class _Recorder(Judge):
