@@ -174,3 +174,17 @@ def test_rejudge_after_the_default_judge_changed_version(sqlite_url, tmp_path, p
                 Score.submission_id == sid, Score.metric == "f05"))) == {"rules@1"}
     finally:
         app.extensions["lb_db"].dispose()
+
+
+def test_benchmark_page_shows_the_offline_judges_measured_quality(sqlite_url, tmp_path, packs):
+    app = _app(sqlite_url, tmp_path)
+    try:
+        tridf, loki = import_key(app, packs["tridf"]), import_key(app, packs["loki"])
+        client = app.test_client()
+        html = client.get(f"/benchmarks/{tridf}").get_data(as_text=True)
+        assert "How free-text answers are judged" in html
+        assert "<td>rules@2</td><td>overall</td>" in html and "local-minilm@2" in html
+        assert "How free-text answers are judged" not in client.get(
+            f"/benchmarks/{loki}").get_data(as_text=True)  # LOKI rates, it does not map
+    finally:
+        app.extensions["lb_db"].dispose()
