@@ -1,5 +1,5 @@
 """Rule kinds and shared vocabulary of the v2 artifact lexicon (`lexicon_signal`,
-`lexicon_semantic`).
+`lexicon_scene`, `lexicon_human`).
 
 Four kinds of rule, all case-insensitive regular expressions:
 
