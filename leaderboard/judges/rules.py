@@ -1,9 +1,14 @@
-"""`rules@1`: a fast, deterministic, offline judge built from keyword rules and token overlap.
+"""`rules@2` (and the frozen `rules@1`): a fast, deterministic, offline judge built from keyword
+rules and token overlap.
 
 It is a baseline, named for what it is, never a stand-in for the papers' LLM judges:
 
-- `map_artifacts`: the lexicon in `lexicon.py` (phrases and term + qualifier pairs per artifact)
-  with negation handling from `text.py` ("no visible blur" is not blur).
+- `map_artifacts`: `rules@2` maps with `leaderboard.judges.mapping` (sentence and list-item
+  segmentation, negation scope that tells "no blurring" from "casts no shadow", generic and
+  hypothetical statements skipped, a lexicon written from TriDF appendix C with indirect
+  descriptions); measured on the independent evaluation set in `benchmarks/judge_evalset`
+  (`docs/judges.md`). `rules@1` keeps its original mapping (`lexicon.py` with the negation rules
+  of `text.py`) so records stored under that identity can still be reproduced.
 - `rate_explanations`: content-token overlap between the response and each annotated anomaly
   (LOKI C.2 criteria via `rubric.scores_from_support`). A refusal or an "it is authentic" verdict
   scores 0 (`rubric.is_refusal_or_authentic`).
@@ -22,8 +27,9 @@ from leaderboard.judges.base import (
     check_responses,
 )
 from leaderboard.judges.lexicon import LEXICON, Rule
+from leaderboard.judges.mapping import map_response
 
-VERSION = "1"
+VERSION = "2"
 # An annotated anomaly counts as found when this share of its content tokens is in the response.
 HIT_RECALL = 0.5
 # A response sentence counts as supported when this share of its content tokens is annotated.
@@ -55,9 +61,9 @@ def _rule_fires(rule: Rule, sentence: str) -> bool:
     return False
 
 
-def map_response(response: str, keys: list[str] | tuple[str, ...] = ARTIFACT_KEYS
-                 ) -> frozenset[str]:
-    """Artifact keys (among `keys`) that some rule asserts in some sentence of `response`."""
+def map_response_v1(response: str, keys: list[str] | tuple[str, ...] = ARTIFACT_KEYS
+                    ) -> frozenset[str]:
+    """`rules@1`: artifact keys (among `keys`) some rule asserts in some sentence of `response`."""
     found = set()
     sents = text.sentences(response)
     for key in keys:
@@ -99,7 +105,11 @@ class RulesJudge(Judge):
     def map_artifacts(self, responses, *, candidates=None):
         responses = check_responses(responses)
         keys = check_candidates(candidates) if candidates is not None else list(ARTIFACT_KEYS)
-        return [map_response(r, keys) for r in responses]
+        return [self._map(r, keys) for r in responses]
+
+    @staticmethod
+    def _map(response: str, keys: list[str]) -> frozenset[str]:
+        return map_response(response, keys)
 
     def rate_explanations(self, items):
         return [overlap_rating(item) for item in items]
@@ -108,3 +118,13 @@ class RulesJudge(Judge):
         """SynCred false-negative causes by keywords with negation (`judges.causes`)."""
         from leaderboard.judges.causes import attribute
         return [attribute(r) for r in check_responses(rationales)]
+
+
+class RulesJudgeV1(RulesJudge):
+    """`rules@1`, frozen: the original lexicon mapping (ratings and causes are the same code)."""
+
+    version = "1"
+
+    @staticmethod
+    def _map(response: str, keys: list[str]) -> frozenset[str]:
+        return map_response_v1(response, keys)

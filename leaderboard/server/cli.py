@@ -7,41 +7,15 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
 from leaderboard.core.errors import LeaderboardError
+from leaderboard.server.cli_support import _app_context, _fail
 
 log = logging.getLogger(__name__)
-
-
-@contextmanager
-def _app_context():
-    """The current app if run by ``flask`` (or its test runner), else one from the environment."""
-    from flask import current_app, has_app_context
-    from flask.cli import ScriptInfo
-
-    if has_app_context():
-        yield current_app._get_current_object()
-        return
-    ctx = click.get_current_context(silent=True)
-    info = ctx.find_object(ScriptInfo) if ctx is not None else None
-    if info is not None:
-        app = info.load_app()
-    else:
-        from leaderboard.server.web import create_app
-        app = create_app()
-    with app.app_context():
-        yield app
-
-
-def _fail(message: str) -> None:
-    click.echo(f"error: {message}", err=True)
-    sys.exit(2)
 
 
 @click.group("server")
@@ -274,3 +248,10 @@ def seed_demo(seed: int, only: tuple[str, ...], kinds: str) -> None:
                 enqueue_scoring(sid)
             how = "queued" if app.config.get("REDIS_URL") else "scored"
             click.echo(f"{key}: imported, {len(ids)} baseline submissions {how}")
+
+
+# Judge commands (rejudge, judge-agreement) live in their own module.
+from leaderboard.server.cli_judges import judge_agreement, rejudge  # noqa: E402
+
+server.add_command(rejudge)
+server.add_command(judge_agreement)

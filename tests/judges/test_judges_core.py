@@ -130,9 +130,9 @@ def test_judge_batch_caches_ratings_per_judge_identity():
     [r2] = judge_batch(judge, [case], cache)
     assert r1 == r2 and judge.calls == [1]
     key = cache_key(case, judge)
-    assert key.judge == "rules@1" and key.kind == "rating"
+    assert key.judge == "rules@2" and key.kind == "rating"
     assert key.response_sha256 == hashlib.sha256(b"The hand has six fingers.").hexdigest()
-    judge.identity = "rules@2"
+    judge.identity = "rules@3"
     judge_batch(judge, [case], cache)
     assert judge.calls == [1, 1]
     with pytest.raises(ValueError, match="a batch must be all ExplanationCase"):
@@ -151,6 +151,8 @@ PINNED_SHA256 = {
         "97395ce63854532f360ece26e3848428f4dacb812631693ae5a1f5636a2b8c26",
     "thresholds/local-minilm_v1.json":
         "4e34dbec9e831fd72a85ea4fa97c1e3b4c9216936528cf409d378d3d18dc0d62",
+    "thresholds/local-minilm_v2.json":
+        "76f2a949ea4ae711e00b7a417752d72c7cd5e3d7219eec4d177c765c7f9cc304",
 }
 
 
@@ -163,8 +165,15 @@ def test_versioned_files_are_unchanged():
         assert actual == digest, f"{name} changed: add a new _vN file and bump the judge version"
 
 
-def test_shipped_thresholds_come_from_the_shipped_calibration_set():
+def test_shipped_thresholds_come_from_the_shipped_calibration_sets():
+    """@1 from the hand-written calibration file; @2 from the evaluation set's dev part (its
+    digest is recorded, so a changed set is noticed)."""
+    old = json.loads((PACKAGE / "thresholds/local-minilm_v1.json").read_text())
+    assert old["source_sha256"] == hashlib.sha256(DATA_PATH.read_bytes()).hexdigest()
+    assert old["judge"] == "local-minilm@1"
+    evalset = PACKAGE.parents[1] / "benchmarks" / "judge_evalset" / "evalset.jsonl"
+    digest = hashlib.sha256(evalset.read_bytes()).hexdigest()
     doc = json.loads(THRESHOLDS_PATH.read_text())
-    assert doc["source_sha256"] == hashlib.sha256(DATA_PATH.read_bytes()).hexdigest()
+    assert doc["judge"] == "local-minilm@2" and doc["source"] == "evalset.jsonl (part=dev)"
+    assert doc["source_sha256"] == digest and doc["n_examples"] == 453
     assert set(doc["thresholds"]) == set(taxonomy.ARTIFACT_KEYS)
-    assert doc["judge"] == "local-minilm@1"

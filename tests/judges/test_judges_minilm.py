@@ -15,9 +15,13 @@ def judge():
 
 
 def test_identity_is_honest(judge):
-    assert judge.identity == "local-minilm@1"
+    assert judge.identity == "local-minilm@2"
     custom = get_judge("local-minilm", thresholds={k: 0.5 for k in ARTIFACT_KEYS})
-    assert custom.identity == "local-minilm@1+custom"
+    assert custom.identity == "local-minilm@2+custom"
+    old = get_judge("local-minilm@1")
+    assert old.identity == "local-minilm@1" and old.thresholds != judge.thresholds
+    assert get_judge("local-minilm@1", thresholds={k: 0.5 for k in ARTIFACT_KEYS}).identity == \
+        "local-minilm@1+custom"
     with pytest.raises(JudgeError, match=r"thresholds lack artifacts \['anatomical_inc"):
         get_judge("local-minilm", thresholds={"hiss": 0.5})
 

@@ -4,7 +4,11 @@ A benchmark's judge is its ``official_judge`` (an identity such as ``rules@1`` o
 ``openai:gpt-4o@1``, chosen by an admin) or, when none is chosen, ``DEFAULT_JUDGE`` from the config
 (a registry name or an identity). Identities, not names, are stored: a board compares them with
 `Score.judge`, and a judge whose code changed version no longer matches (it must be re-picked,
-which re-judges every submission), so a column never silently mixes versions.
+which re-judges every submission), so a column never silently mixes versions. Superseded
+versions whose mapping changed stay buildable (`leaderboard.judges.registry.LEGACY`): a benchmark
+whose official judge is ``rules@1`` keeps being judged by exactly ``rules@1`` until an admin picks
+another, and `stale_submissions` finds what a new default judge has not judged yet (the
+``rejudge`` command).
 
 Judging state lives on ``Submission.notes_json["judging"]``: ``{"state": "queued" | "running" |
 "done" | "failed", "judge": identity, "reason": str | None}``; the admin progress page counts it.
@@ -19,7 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from leaderboard.judges.base import Judge, JudgeError
-from leaderboard.judges.registry import JUDGES, get_judge
+from leaderboard.judges.registry import JUDGES, LEGACY, get_judge
 from leaderboard.server.models import Benchmark, Submission
 
 JUDGING_STATES = ("queued", "running", "done", "failed")
@@ -59,14 +63,15 @@ def identity_for(spec: str, cfg: Mapping) -> str:
 
 
 def judge_choices(cfg: Mapping) -> list[str]:
-    """Identities an admin may pick: every registered judge the config can build."""
+    """Identities an admin may pick: every registered judge the config can build (current
+    versions first), then the superseded versions kept for reproducibility."""
     out = []
     for name in JUDGES:
         try:
             out.append(identity_for(name, cfg))
         except JudgeError:
             continue  # e.g. openai without an endpoint configured
-    return out
+    return out + [i for i in LEGACY if i not in out]
 
 
 def effective_judge(official: str | None, cfg: Mapping) -> str | None:
@@ -116,7 +121,7 @@ def build_judge(identity: str, cfg: Mapping) -> Judge:
     with _lock:
         judge = _built.get(key)
     if judge is None:
-        judge = get_judge(name, **options)
+        judge = get_judge(identity if identity in LEGACY else name, **options)
         with _lock:
             _built[key] = judge
     if judge.identity != identity:
@@ -155,6 +160,28 @@ def set_official_judge(session: Session, actor, bench: Benchmark, identity: str,
     ids = [s.id for s in subs]
     audit.record(session, actor, "admin.benchmark.judge", f"benchmark:{bench.key}",
                  {"from": old, "to": identity, "submissions": len(ids)}, ip)
+    return ids
+
+
+def stale_submissions(session: Session, bench: Benchmark, cfg: Mapping, *,
+                      everything: bool = False) -> list[int]:
+    """Scored prediction submissions of ``bench`` whose judge metrics were made by another judge
+    than the benchmark's judge now (e.g. ``rules@1`` after an upgrade made the default
+    ``rules@2``), or that never finished judging; all judged ones with ``everything``. Marks them
+    queued; the caller commits, enqueues each and invalidates the boards."""
+    identity = effective_judge(bench.official_judge, cfg)
+    if identity is None:
+        return []
+    ids = []
+    for sub in session.scalars(select(Submission).where(
+            Submission.benchmark_id == bench.id, Submission.status == "scored",
+            Submission.kind == "predictions").order_by(Submission.id)):
+        state = (sub.notes_json or {}).get("judging")
+        if not state:
+            continue  # nothing of it needed a judge
+        if everything or state.get("judge") != identity or state.get("state") == "failed":
+            set_state(sub, "queued", identity)
+            ids.append(sub.id)
     return ids
 
 

@@ -1,19 +1,23 @@
-"""Admin console: each benchmark's official judge, and re-judging progress (issue 6).
+"""Admin console: each benchmark's official judge, re-judging progress (issue 6), and how far
+the offline judges are from the LLM judge on the benchmark's stored responses (issue 18).
 
 Routes join the admin blueprint (its admins-only guard applies). Changing the official judge is
 audited (`services.judging.set_official_judge`) and re-judges every scored submission of the
-benchmark on the judge queue; the progress page counts their judging states.
+benchmark on the judge queue; the progress page counts their judging states. The agreement page
+sends nothing to the LLM judge: it compares on the responses that judge has already mapped
+(``python -m leaderboard judge-agreement --fill`` sends more).
 """
 from __future__ import annotations
 
 from flask import current_app, flash, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user
 
+from leaderboard.judges.base import JudgeError
 from leaderboard.server.access import audit
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_session
 from leaderboard.server.jobs import judging as judge_jobs
-from leaderboard.server.services import ServiceError, judging
+from leaderboard.server.services import ServiceError, judge_agreement, judging
 from leaderboard.server.services.benchmarks import get_benchmark
 from leaderboard.server.web.admin_base import _fail, bp, progress_wants_json
 
@@ -51,3 +55,24 @@ def judging_progress(key: str):
     if progress_wants_json():
         return jsonify(progress)
     return render_template("admin/judging.html", p=progress)
+
+
+@bp.get("/benchmarks/<key>/judge-agreement")
+def judge_agreement_page(key: str):
+    s = get_session()
+    bench = get_benchmark(s, key)
+    cfg = current_app.config
+    reference = request.args.get("reference", "openai").strip()
+    try:
+        limit = min(max(int(request.args.get("limit", judge_agreement.DEFAULT_LIMIT)), 1), 5000)
+    except ValueError:
+        return _fail(ServiceError("limit must be a whole number"), "admin.benchmarks")
+    try:
+        judging.identity_for(reference, cfg)
+    except JudgeError as exc:
+        report = {"benchmark": bench.key, "reference": reference, "unavailable": str(exc)}
+    else:
+        report = judge_agreement.report(s, bench, cfg, reference=reference, limit=limit)
+    if progress_wants_json():
+        return jsonify(report)
+    return render_template("admin/judge_agreement.html", r=report)

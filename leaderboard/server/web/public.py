@@ -184,11 +184,16 @@ def benchmark(key: str):
         vai = [{"split": split, "part": part, **v} for v in boards.get_cache().get_or_compute(
             key, ("vai_vs_accuracy", split, part),
             lambda: vai_vs_accuracy(session, key, split, part))]
+    judge_quality = None
+    if any(t["kind"] == "artifacts" for t in info["tasks"]):  # free text mapped by a judge
+        from leaderboard.judges.quality import load_summary
+        judge_quality = load_summary()
     from leaderboard.server.web.participate import participation
     return render_template("public/benchmark.html", info=info,
                            lead=Markup(desc["lead"]), description=Markup(desc["full"]),
                            sections=sections, modality=modality, vai=vai,
-                           take_part=participation(get_session(), key))
+                           take_part=participation(get_session(), key),
+                           judge_quality=judge_quality)
 
 
 @bp.route("/benchmarks/<key>/boards/<task>/<split>")

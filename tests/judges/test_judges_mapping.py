@@ -1,0 +1,191 @@
+"""Artifact mapping v2 (`rules@2`): pinned claims, denials, negated claims, generic statements.
+
+The sentences here were written for these tests, independently of the evaluation set in
+`benchmarks/judge_evalset` (which measures the judge; these pin behaviour that must not regress).
+"""
+from __future__ import annotations
+
+import pytest
+
+from leaderboard.core.taxonomy import TRIDF_ARTIFACTS, artifacts_for
+from leaderboard.judges.mapping import analyze, map_response
+
+IMAGE = list(artifacts_for("image"))
+VIDEO = list(artifacts_for("video"))
+AUDIO = list(artifacts_for("audio"))
+
+CLAIMS = [
+    # quality artifacts, by name and by description
+    (IMAGE, "The woman's face is noticeably blurry compared with her sweater.", {"blurriness"}),
+    (IMAGE, "Her eyes look soft and lack the fine detail of the rest of the photo.",
+     {"blurriness"}),
+    (IMAGE, "There are 8x8 compression blocks on the forehead.", {"blockiness"}),
+    (IMAGE, "A sandy, speckled grain covers the cheeks.", {"noise"}),
+    (IMAGE, "The sky shows clear banding instead of a smooth gradient.", {"banding"}),
+    (IMAGE, "Her lips are an almost neon pink.", {"color_inconsistency"}),
+    (IMAGE, "A visible seam runs along the jawline where the face was inserted.",
+     {"blending_artifacts"}),
+    (IMAGE, "The face is lit from the left while the rest of the scene is lit from the right.",
+     {"lighting_inconsistency"}),
+    (IMAGE, "The skin is waxy and has no pores at all.", {"unnatural_texture"}),
+    (VIDEO, "The nose changes shape from frame to frame.", {"temporal_artifacts"}),
+    (VIDEO, "The brightness of the whole frame pulses every second.", {"flicker"}),
+    (AUDIO, "The loudest syllables crackle and distort.", {"clipping"}),
+    (AUDIO, "A steady hiss sits under the voice.", {"hiss"}),
+    (AUDIO, "There is a low electrical hum throughout.", {"buzz"}),
+    (AUDIO, "I hear two sharp clicks in the middle of words.", {"pops"}),
+    # semantic artifacts, described rather than named
+    (IMAGE, "The mirror shows the man facing the other way.", {"reflection_inconsistency"}),
+    (IMAGE, "The lamp post casts no shadow although everything else does.",
+     {"shadow_inconsistency"}),
+    (IMAGE, "The cup hovers a few millimetres above the saucer.", {"spatial_incoherence"}),
+    (IMAGE, "Her fingers do not touch the piano keys she is supposedly playing.",
+     {"spatial_incoherence"}),
+    (IMAGE, "The buildings behind him have no sense of depth or perspective.",
+     {"unrealistic_background"}),
+    (IMAGE, "His left hand has six fingers.", {"anatomical_inconsistency"}),
+    (IMAGE, "Her smile looks frozen and forced.", {"unnatural_expressions"}),
+    (IMAGE, "The eyes point in different directions.", {"unnatural_gaze"}),
+    (VIDEO, "He never blinks during the whole clip.", {"unnatural_gaze"}),
+    (VIDEO, "Her walk is jerky and robotic.", {"unnatural_movement"}),
+    (IMAGE, "The bicycle is missing its front wheel.", {"object_integrity_flaws"}),
+    (IMAGE, "The shop sign is gibberish.", {"unrecognizable_text"}),
+    (AUDIO, "The voice is monotone, with no variation in pitch.", {"unnatural_prosody"}),
+    (VIDEO, "The lips move after the words are heard.", {"audio_visual_desync"}),
+    (AUDIO, "She sounds cheerful while announcing that her father died.",
+     {"emotional_contradiction"}),
+    # several claims and a denial in one answer
+    (IMAGE, "Likely Manipulated. No blur, but the hands are deformed and the shadows point "
+     "in different directions.", {"anatomical_inconsistency", "shadow_inconsistency"}),
+    (IMAGE, "1. Blockiness - visible square tiles.\n2. Noise: none.\n3. Lighting: inconsistent.",
+     {"blockiness", "lighting_inconsistency"}),
+]
+
+DENIALS = [
+    (IMAGE, "The lighting appears consistent across the scene.", {"lighting_inconsistency"}),
+    (IMAGE, "Consistent lighting direction; shadows agree with the sun.",
+     {"lighting_inconsistency", "shadow_inconsistency"}),
+    (IMAGE, "I see no blurring, blocking or banding.", {"blurriness", "blockiness", "banding"}),
+    (IMAGE, "The image is free of noise and the colours look natural.",
+     {"noise", "color_inconsistency"}),
+    (IMAGE, "There is no visible seam around the face.", {"blending_artifacts"}),
+    (IMAGE, "Skin texture looks natural, with visible pores.", {"unnatural_texture"}),
+    (IMAGE, "Five fingers on each hand; the anatomy is correct.", {"anatomical_inconsistency"}),
+    (IMAGE, "The text on the sign is legible.", {"unrecognizable_text"}),
+    (IMAGE, "The reflection in the window is geometrically correct.",
+     {"reflection_inconsistency"}),
+    (VIDEO, "Lip sync is tight and the voice sounds natural.",
+     {"audio_visual_desync", "unnatural_prosody"}),
+    (VIDEO, "No flicker and no jitter between frames.", {"flicker", "temporal_artifacts"}),
+    (VIDEO, "Head movements are smooth and natural.", {"unnatural_movement"}),
+    (AUDIO, "No hiss, hum, clicks or clipping.", {"hiss", "buzz", "pops", "clipping"}),
+    (AUDIO, "Natural intonation, and the emotion matches the words.",
+     {"unnatural_prosody", "emotional_contradiction"}),
+    (IMAGE, "Blur: none\nNoise: not present\nBanding: absent", {"blurriness", "noise",
+                                                                 "banding"}),
+    (IMAGE, "The grain is ordinary sensor noise, not an artifact.", {"noise"}),
+]
+
+NOTHING = [
+    (IMAGE, "Likely Authentic. No artifacts found."),
+    (IMAGE, "Deepfakes often show blurry edges, warped text or extra fingers; I cannot confirm "
+     "any of these here."),
+    (VIDEO, "Detecting deepfakes usually involves checking lip sync, blinking and flicker."),
+    (VIDEO, "I can't hear the audio, so I can't assess lip sync or the voice."),
+    (AUDIO, "A man talks about the weather; there is some crowd noise in the background."),
+    (IMAGE, "If there were banding, it would show in the sky."),
+    (IMAGE, '{"verdict": "authentic", "blurriness": false, "noise": false}'),
+]
+
+
+@pytest.mark.parametrize("keys, text, expected", CLAIMS)
+def test_claims(keys, text, expected):
+    assert map_response(text, keys) == expected
+
+
+@pytest.mark.parametrize("keys, text, denied", DENIALS)
+def test_denials_map_nothing_and_are_seen(keys, text, denied):
+    result = analyze(text, keys)
+    assert result.claimed == frozenset()
+    assert denied <= result.denied
+
+
+@pytest.mark.parametrize("keys, text", NOTHING)
+def test_nothing_to_find(keys, text):
+    assert map_response(text, keys) == frozenset()
+
+
+def test_negated_claims_are_claims():
+    """A flaw worded with a negation is a claim (issue 18's examples)."""
+    assert map_response("The person casts no shadow.", IMAGE) == {"shadow_inconsistency"}
+    assert map_response("She doesn't blink once.", VIDEO) == {"unnatural_gaze"}
+    assert map_response("A robotic monotone with no variation in pitch.", AUDIO) == {
+        "unnatural_prosody"}
+    assert map_response("Consistent shadows, and the lighting looks natural.", IMAGE) == set()
+
+
+def test_candidates_restrict_to_the_modality():
+    text = "Static hiss, a blurry face and lips out of sync with the speech."
+    assert map_response(text, AUDIO) == {"hiss"}
+    assert map_response(text, IMAGE) == {"blurriness"}
+    assert map_response(text, VIDEO) == {"blurriness", "audio_visual_desync"}
+
+
+def test_a_self_correction_retracts_the_claim():
+    text = ("The shadow falls the wrong way. Wait - the sun is behind her, so let me correct: "
+            "the shadow is consistent.")
+    assert map_response(text, IMAGE) == set()
+
+
+@pytest.mark.parametrize("artifact", TRIDF_ARTIFACTS, ids=lambda a: a.key)
+def test_every_artifact_name_and_key_maps_to_itself(artifact):
+    """A detector that answers with the taxonomy's own words is understood."""
+    keys = list(artifacts_for(artifact.modalities[0]))
+    assert map_response(f"{artifact.name}.", keys) == {artifact.key}
+    assert map_response(f"{artifact.key.replace('_', ' ')}: yes", keys) == {artifact.key}
+
+
+def test_prefilter_literals_are_sound():
+    """Every match of a rule's first pattern contains one of its literals (the mapper skips
+    the rule otherwise)."""
+    import re
+
+    from leaderboard.judges.mapping.prefilter import required_literals, trie_regex
+
+    lit = required_literals(re.compile(r"\bblur(?:ry|red)?\b|out[- ]of|(?:six|seven)\s+fingers",
+                                       re.I))
+    assert lit == {"blur", "blurry", "blurred", "out-of", "out of", "fingers"}
+    assert required_literals(re.compile(r"\bs{3,}h*\b", re.I)) == {"sss"}
+    assert required_literals(re.compile(r"\w+\s+\w+", re.I)) is None
+    words = ["blur", "blurry", "block", "no", "noise"]
+    scan = re.compile(trie_regex(words))
+    assert all(scan.fullmatch(w) for w in words) and not scan.fullmatch("blo")
+
+
+def test_section_headings_frame_their_items():
+    text = ("Likely Manipulated.\n\nFindings:\n- blurry edges around the face\n\n"
+            "Not observed:\n- banding\n- warped text\n\nTypical indicators to check:\n"
+            "- extra fingers")
+    result = analyze(text, IMAGE)
+    assert result.claimed == {"blurriness"}
+    assert {"banding", "unrecognizable_text"} <= result.denied
+
+
+def test_structured_answers():
+    assert map_response('{"artifacts": ["unnatural_texture", "lighting_inconsistency"]}',
+                        IMAGE) == {"unnatural_texture", "lighting_inconsistency"}
+    assert map_response('{"noise": {"present": false, "location": "face"}}', IMAGE) == set()
+    table = "| Artifact | Present |\n|---|---|\n| Blurriness | Yes |\n| Noise | No |"
+    assert map_response(table, IMAGE) == {"blurriness"}
+    assert map_response("NOIZE ON THE FACE AND THE BACKROUND IS WARPED", IMAGE) == {
+        "noise", "unrealistic_background"}
+
+
+def test_legacy_identities_stay_buildable():
+    from leaderboard.judges import get_judge
+
+    old, new = get_judge("rules@1"), get_judge("rules")
+    assert (old.identity, new.identity) == ("rules@1", "rules@2")
+    text = "Consistent lighting direction."  # rules@1 read "direction" as a flaw
+    assert old.map_artifacts([text], candidates=IMAGE) == [{"lighting_inconsistency"}]
+    assert new.map_artifacts([text], candidates=IMAGE) == [set()]
