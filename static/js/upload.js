@@ -25,6 +25,20 @@
   }
   if (bench && split) { bench.addEventListener("change", fillSplits); fillSplits(); }
 
+  // The idempotency key names one upload: retrying it (same page, same file) returns the same
+  // submission; choosing another file, or coming back to this page, starts a new one.
+  var keyField = document.getElementById("idempotency-key");
+  var fileField = document.getElementById("file");
+  function newKey() {
+    var bytes = new Uint8Array(18);
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+  }
+  if (keyField && fileField) {
+    fileField.addEventListener("change", function () { keyField.value = newKey(); });
+    window.addEventListener("pageshow", function (e) { if (e.persisted) { keyField.value = newKey(); } });
+  }
+
   function showProblems(problems, total) {
     problemsBox.textContent = "";
     if (!problems || !problems.length) { return; }
@@ -71,11 +85,14 @@
       }
       button.disabled = false;
       message.textContent = body && body.message ? body.message : "Upload failed (HTTP " + xhr.status + ").";
+      if (xhr.status === 503 || xhr.status === 502 || xhr.status === 504) {
+        message.textContent += " Press Upload again in a few seconds: a repeated upload is never counted twice.";
+      }
       if (body) { showProblems(body.problems, body.total_problems || 0); }
     });
     xhr.addEventListener("error", function () {
       button.disabled = false;
-      message.textContent = "The connection failed during the upload; please try again.";
+      message.textContent = "The connection failed during the upload; press Upload again (a repeated upload is never counted twice).";
     });
     xhr.send(new FormData(form));
   });
