@@ -33,7 +33,9 @@ overrides to `load_config`; nothing here runs at import time.
 ``JUDGE_OPENAI_*``     BASE_URL, MODEL, API_KEY of the OpenAI-compatible judge
 ``GPU_DEVICE``, ``HARNESS_*``  GPU index and container limits for detector runs
 ``DEFAULT_JUDGE``      judge of benchmarks without an official one (default "rules")
-``JUDGE_DEADLINE_S``   judging queued/running this long is re-enqueued by the reconciler (1800)
+``JUDGE_DEADLINE_S``   without Redis (inline jobs), judging queued/running this long is
+                       re-enqueued by the reconciler (1800); with Redis, RECOVERY_GRACE_S after
+                       its job went missing
 ``JUDGE_OPENAI_*``     ``BASE_URL``, ``MODEL``, ``API_KEY`` of the OpenAI-compatible judge
 =====================  =====================================================================
 """

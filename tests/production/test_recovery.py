@@ -25,6 +25,8 @@ from tests.production.services import RedisServer
 
 pytestmark = pytest.mark.slow
 
+FAULT_S = 6  # how long the database connections keep being terminated
+
 
 @pytest.fixture
 def prod(pg, redis_server, syncred_pack, predictions, tmp_path):
@@ -125,31 +127,31 @@ def test_database_connections_terminated_during_uploads(prod, pg):
     prod.worker()
     prod.worker()
     name = make_url(prod.stack.env["DATABASE_URL"]).database
+    tokens = [prod.stack.token] + [prod.stack.member() for _ in range(3)]
     admin = create_engine(pg.url(), isolation_level="AUTOCOMMIT")
-    stop = threading.Event()
     terminated = []
+    window = time.monotonic() + FAULT_S
 
-    def terminate():  # every connection to the database, once a second, while uploads run
+    def terminate():  # every connection to the database, once a second, for FAULT_S
         with admin.connect() as conn:
-            while not stop.is_set():
+            while time.monotonic() < window:
                 terminated.extend(conn.execute(text(
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                     "WHERE datname = :db AND pid <> pg_backend_pid()"), {"db": name}).scalars())
-                stop.wait(1.0)
+                time.sleep(1.0)
 
-    tokens = [prod.stack.token] + [prod.stack.member() for _ in range(3)]
-    killer = threading.Thread(target=terminate, daemon=True)
-    killer.start()
+    def client(n: int, token: str):  # uploads one after the other through the window
+        i = 0
+        while i < 2 or time.monotonic() < window:
+            prod.upload(f"user{n}-upload{i}", token=token)
+            i += 1
+
     try:
-        _in_parallel(*[(lambda t=t, u=u: [prod.upload(f"user{u}-upload{i}", token=t)
-                                          for i in range(2)])
-                       for u, t in enumerate(tokens)])
+        _in_parallel(terminate, *[(lambda n=n, t=t: client(n, t)) for n, t in enumerate(tokens)])
     finally:
-        stop.set()
-        killer.join(10)
         admin.dispose()
     fault_end = time.time()
-    assert len(terminated) >= 10, "the fault did not reach the connections"
+    assert len(terminated) >= FAULT_S, "the fault did not reach the connections"
     prod.check("database connections terminated during uploads", fault_end)
 
 

@@ -100,7 +100,9 @@ def test_scheduled_retry_counts_until_it_is_overdue(app, client, auth, imported,
 
 
 def test_claimed_without_a_lease_is_requeued_a_lease_keeps_it(app, client, auth, imported,
-                                                              baseline_files, session):
+                                                              baseline_files, session,
+                                                              monkeypatch):
+    monkeypatch.setattr(lease, "RENEW_S", 0.5)  # the test waits for one renewal
     token = auth.member()
     sid = _submit(client, token, baseline_files["dev"])
     conn = _conn(app)

@@ -81,7 +81,7 @@ def enqueue_judging(submission_id: int, *, mark: bool = True) -> str:
                           inline=judge_submission, kind="judge ",
                           job_timeout=cfg["SCORING_TIMEOUT_S"], retry=RETRY,
                           description=f"judge submission {submission_id}",
-                          recovery="an admin re-judge recovers it")
+                          recovery="the reconciler will re-queue it")
     return job_id
 
 

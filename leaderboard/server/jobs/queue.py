@@ -3,7 +3,9 @@
 `enqueue_scoring` writes the "queued" state (with a deadline) and commits *before* touching Redis,
 so a lost enqueue (Redis down, flushed, worker killed) leaves a row the reconciler will find; the
 database is the truth and the queue only carries work. Without ``REDIS_URL`` the job runs inline in
-the calling process (the embedded default).
+the calling process (the embedded default). `queue_view` is what the reconciler reads to tell a
+job that will still run (waiting, deferred, a retry not yet due) from a lost one, and the Redis
+connection fails fast (`redis_connection`): a web request never waits on a Redis that is down.
 
 Every enqueue states its policy explicitly: ``job_timeout`` (SCORING_TIMEOUT_S), ``result_ttl``,
 ``failure_ttl``, a `Retry` for transient failures (the job cancels retries for the others), and
