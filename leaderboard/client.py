@@ -285,7 +285,30 @@ def main() -> None:
     """Command-line client of the leaderboard server."""
 
 
-@main.command("submit")
+def headline_lines(status: dict) -> list[str]:
+    """The headline numbers of a scored submission, one line per task (what the CLI prints)."""
+    out = []
+    for h in status.get("headline") or []:
+        value, fmt = h.get("value"), h.get("fmt")
+
+        def show(v):
+            if v is None:
+                return "n/a"
+            return f"{100 * v:.1f}%" if fmt == "pct" else (f"{v:+.3f}" if fmt == "signed"
+                                                            else f"{v:.3f}")
+        ci = (f" [{show(h['ci_low'])}, {show(h['ci_high'])}]"
+              if h.get("ci_low") is not None else "")
+        part = f", {h['part']} part" if h.get("part") not in (None, "all") else ""
+        out.append(f"  {h['task_title']}: {h['title']} {show(value)}{ci} (n={h['n']}{part})")
+    return out
+
+
+@main.command("submit", epilog="""\b
+Environment variables:
+  LB_SERVER   the server's base URL (default http://127.0.0.1:5000); --server overrides it
+  LB_TOKEN    your API token (create one on the team page); --token overrides it
+Exit codes: 0 scored, 1 failed, 2 refused (token, quota, benchmark), 3 server unreachable
+(after the retries: a lost connection, 502/503/504 and 429 with Retry-After are retried).""")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
                 required=False)
 @click.option("--image", type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -297,8 +320,10 @@ def main() -> None:
 @click.option("--paper-url", default="")
 @click.option("--code-url", default="")
 @click.option("--private", is_flag=True, help="Keep it off the public board.")
-@click.option("--server", envvar="LB_SERVER", default="http://127.0.0.1:5000", show_default=True)
-@click.option("--token", envvar="LB_TOKEN", required=True, help="API token (or $LB_TOKEN).")
+@click.option("--server", envvar="LB_SERVER", default="http://127.0.0.1:5000", show_default=True,
+              show_envvar=True, help="Server base URL (or $LB_SERVER).")
+@click.option("--token", envvar="LB_TOKEN", required=True, show_envvar=True,
+              help="API token (or $LB_TOKEN).")
 @click.option("--no-wait", is_flag=True, help="Return after the upload.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--retries", type=click.IntRange(min=0), default=8, show_default=True,
@@ -346,7 +371,9 @@ def submit_cmd(file: Path | None, image: Path | None, benchmark: str, split: str
         click.echo(f"error: cannot reach {server}: {exc}", err=True)
         sys.exit(3)
     if final["status"] == "scored":
-        click.echo(f"scored: {server.rstrip('/')}/submissions/{final['id']}")
+        click.echo(f"scored: {final.get('url') or server.rstrip('/') + '/submissions/' + str(final['id'])}")
+        for line in headline_lines(final):
+            click.echo(line)
         return
     if final["status"] != "failed":
         click.echo(f"still {final['status']} after waiting; check later", err=True)

@@ -25,16 +25,19 @@ def test_loki_yes_no(text, expected):
 OPTS = {"A": "The first image", "B": "The second image"}
 
 
+# Expectations are what the authors' parse_multi_choice_response returns (see
+# tests/conformance/test_loki_parsers.py for the full table and its provenance); NOT_AN_OPTION is
+# their option-text answer, None their random fallback.
 @pytest.mark.parametrize("text, expected", [
     ("(A)", "A"), ("**B**", "B"), ("B.", "B"), ("A is the AI-generated one", "A"),
     ("A", "A"), (" B \n", "B"),                            # a bare letter
     ("(A) looks real, so the answer is (B)", "B"),         # several: the last one mentioned
-    ("**B** ... on reflection A.", "A"),
+    ("**B** ... on reflection A.", "B"),                   # "**B**" outranks the later "A"
     ("The answer is (C)", None),                           # not an option
-    ("Answer: B", None),                                   # "B" with no marker is not a marker
-    ("The second image is generated.", "B"),               # option text, exactly one
-    ("the first image, not the second image", None),       # both option texts appear
-    ("USA.", None),                                        # "A." inside a word does not count
+    ("Answer: B", "B"),                                    # "B " (padded) anywhere counts
+    ("The second image is generated.", X.NOT_AN_OPTION),   # option text: their answer is the text
+    ("the first image, not the second image", "B"),        # >5 words: last option text, lower-cased
+    ("USA.", "A"),                                         # "A" + padding space inside a word
     ("a.", None),                                          # lower-case letters are not markers
     ("", None),
 ])
@@ -45,39 +48,3 @@ def test_loki_choice(text, expected):
 def test_loki_choice_rejects_bad_options():
     with pytest.raises(ValueError, match="options"):
         X.loki_choice("A", {})
-
-
-@pytest.mark.parametrize("text, expected", [
-    ("Yes", "yes"), ("no, the lighting is consistent", "no"), ("True.", "yes"), ("FALSE", "no"),
-    ("**Yes**, there is blur", "yes"), ("> No", "no"), ("\n\n  yes\nno", "yes"),
-    ("Yesterday it was fine", None), ("Nothing unusual", None), ("The answer is yes", None),
-    ("Truly fake", None), ("", None), (None, None),
-    ("no\nYes", "no"),                    # only the first line counts
-])
-def test_tridf_true_false(text, expected):
-    assert X.tridf_true_false(text) == expected
-
-
-@pytest.mark.parametrize("text, expected", [
-    ("A", ["A"]), ("A, C", ["A", "C"]), ("C,A,C", ["A", "C"]), ("B and D", ["B", "D"]),
-    ("(A) (E)", ["A", "E"]), ("None of the options are correct", ["E"]), ("none", ["E"]),
-    ("A, none", ["A", "E"]), ("E. None", ["E"]),
-    ("Answer: D", ["D"]),                 # "Answer" is a word, D stands alone
-    ("F", None), ("ABC", None), ("nonetheless", None), ("a, c", None),
-    ("\nB\nA", ["B"]),                    # first non-empty line only
-    ("I pick B", ["B"]),                  # "I" is not an option letter
-    ("", None), (None, None),
-])
-def test_tridf_letters(text, expected):
-    assert X.tridf_letters(text) == expected
-
-
-@pytest.mark.parametrize("text, expected", [
-    ("Likely Manipulated\n- blur", "fake"), ("Likely Authentic", "real"), ("likely  authentic.", "real"),
-    ("Likely Authentic\n...\nFinal: Likely Manipulated", "fake"),      # from the last line upward
-    ("Likely Manipulated\nLikely Authentic\n- no artifacts", "real"),
-    ("Likely Authentic or Likely Manipulated? Likely Manipulated", "fake"),  # last in the line
-    ("Authentic", None), ("likely real", None), ("", None), (None, None),
-])
-def test_tridf_authenticity(text, expected):
-    assert X.tridf_authenticity(text) == expected

@@ -6,33 +6,33 @@ Release layout read (``--from`` is the release root, or its ``data_json`` folder
                                              else UTF-8; image/open_ended_vqa.json is UTF-16)
     media_data/{image,video,3D}/...          media named by each record's media key
 
-Record fields: ``question``, ``answer`` ("Yes"/"No" or an option letter), ``metric``
-(``open-ended`` -> task ``judgment``; ``multi-choice`` -> ``multiple_choice`` when the
-``question_type`` is ``<mod>_mc_{real_from_fake|fake_from_real}_<subcat>``, else
-``abnormal_selection``; ``model-as-judge`` -> ``explanation``), ``modality`` (``image-text``,
-``video-text``, ``point-text``, ``text-only``; ``audio-text`` accepted for a future audio part),
-``question_type``, ``choices``, a media key (``image_path``, ``video_path``, ``point_path``; a
-string, a list, or a folder of views), optional ``id``, and for explanations ``problems``
-(global and regional annotations, stored as the hidden ``reference``).
+The whole ``data_json`` folder is read in one call; how a record becomes an item is in
+`loki_records`. An ``all_questions_combined.json`` beside per-task files repeats their records:
+it is checked to hold nothing else and skipped (a note says so), so nothing counts twice; alone it
+is read like any question file.
 
-``question_type`` of a judgment is ``<mod>_tf_<mod>_{real|fake}_ask_{real|fake}_<subcat>``: the
-first real/fake is the truth, the second the phrasing (``ask_fake`` asks "is it AI-generated?");
-the answer must agree with them (a disagreement stops the build: the file is then misread).
-Multiple choice ``fake_from_real`` asks for the AI-generated one (``ask_fake``).
+Without a ``media_data`` folder (the authors' GitHub repository ships ``data_json`` only) the pack
+is built without media: labels and ids, enough to score uploaded predictions, nothing to download
+or run containers on; a note says so. With one, every media file must exist.
 
 Item ids: ``loki/<folder>/<file stem>/<key>``, where ``key`` is the record's own ``id`` when every
 record of that file has one, all distinct and made of id characters, and otherwise the record's
-0-based list index for every record of the file (the index is the only stable key there).
+0-based list index for every record of the file (the index is the only stable key there). The
+hidden labels keep each item's authors' file (``source``, its path under ``data_json``) and index
+(``source_index``), and ``benchmark.yaml`` lists every file's record count (``sources``), so a
+submission in the authors' own ``{"model", "responses"}`` format is aligned by file and index
+(`leaderboard.core.authors_format`).
 
-Splits: items that share a media file are one unit (union of shared files: a sample's two
-judgment phrasings, its pair's multiple-choice questions, its selection and explanation items all
-land in one split and part); text items have no media and are their own units. Rows are written
-in an order shuffled by the seed, so the authors' file order (often grouped by truth) is not
-visible. Not in the release, hence never filled: ``difficulty``, ``generator``, text ``language``
-and ``length``.
+Splits: items that share a media file are one unit (union of shared files, or of the authors'
+media paths when the pack has no media: a sample's two judgment phrasings, its pair's
+multiple-choice questions, its selection and explanation items all land in one split and part);
+text items have no media and are their own units. Rows are written in an order shuffled by the
+seed, so the authors' file order (often grouped by truth) is not visible. Not in the release,
+hence never filled: ``difficulty``, ``generator``, text ``language`` and ``length``.
 """
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -48,20 +48,13 @@ from leaderboard.builders.common import (
     record,
     resolve_media,
 )
+from leaderboard.builders.loki_records import MEDIA_KEYS, parse_record
 from leaderboard.core.benchmarks.loki import Loki
-from leaderboard.demo.loki import AGREEMENT
+from leaderboard.demo.loki import AGREEMENT, fidelity_section
 from leaderboard.demo.writer import stable_fraction
 
-MODALITY = {"image-text": "image", "video-text": "video", "point-text": "3d", "text-only": "text",
-            "audio-text": "audio"}
-METRICS = ("open-ended", "multi-choice", "model-as-judge")
-MEDIA_KEYS = ("image_path", "video_path", "point_path", "audio_path")
-NOUN = {"image": "image", "video": "video", "3d": "3D object", "text": "text", "audio": "audio"}
-_TF = re.compile(r"^[^_]+_tf_[^_]+_(real|fake)_ask_(real|fake)_(.+)$", re.I)
-_MC = re.compile(r"^[^_]+_mc_(real_from_fake|fake_from_real)_(.+)$", re.I)
 _ID_OK = re.compile(r"^[A-Za-z0-9._:\-]{1,120}$")
-_LETTER_PREFIX = re.compile(r"^\s*\(?([A-Z])\)?\s*[.:)]\s+")
-_ANSWER_LETTER = re.compile(r"^\(?([A-Za-z])\)?[.:]?$")
+COMBINED = "all_questions_combined"
 
 META = {
     "key": "loki", "title": "LOKI", "version": "1",
@@ -70,7 +63,11 @@ META = {
         {"key": "judgment", "kind": "yesno", "title": "Judgment",
          "modalities": ["video", "image", "3d", "text", "audio"], "headline": "accuracy",
          "secondary": ["balanced_accuracy"],
-         "description": "Is it AI-generated? / Is it real? Every sample is asked both ways."},
+         "description": "Is it AI-generated? / Is it real? Every sample is asked both ways "
+                        "(3D as multi-view renders)."},
+        {"key": "point_cloud_judgment", "kind": "yesno", "title": "Judgment (3D point clouds)",
+         "modalities": ["3d"], "headline": "accuracy", "secondary": ["balanced_accuracy"],
+         "description": "The judgment questions on 3D point clouds (the paper's supplement)."},
         {"key": "multiple_choice", "kind": "choice", "title": "Multiple choice",
          "modalities": ["video", "image", "3d", "text", "audio"], "headline": "accuracy",
          "secondary": ["balanced_accuracy"],
@@ -85,109 +82,6 @@ META = {
     ],
     "splits": ["dev", "test"],
 }
-
-
-def _options(rec: dict, media: list[str], modality: str, where: str, problems: Problems
-             ) -> dict[str, str] | None:
-    choices = rec.get("choices")
-    if isinstance(choices, dict) and choices:
-        return {str(k).strip().upper().strip("()."): str(v) for k, v in choices.items()}
-    if isinstance(choices, list) and choices:
-        out = {}
-        for j, text in enumerate(choices):
-            letter = chr(ord("A") + j)
-            text = str(text)
-            m = _LETTER_PREFIX.match(text)
-            out[letter] = text[m.end():] if m and m.group(1) == letter else text
-        return out
-    if len(media) >= 2:  # image/video pairs are often shipped without option texts
-        ordinals = ("first", "second", "third", "fourth")
-        return {chr(ord("A") + j): f"the {ordinals[j]} {NOUN[modality]}"
-                for j in range(min(len(media), 4))}
-    problems.add("a multiple-choice record needs 'choices' (or two media files)", file=where,
-                 field="choices")
-    return None
-
-
-def _letter(answer, options: dict, where: str, problems: Problems) -> str | None:
-    m = _ANSWER_LETTER.match(str(answer).strip()) if answer is not None else None
-    if not m or m.group(1).upper() not in options:
-        problems.add(f"answer must be one of the option letters {sorted(options)}, got "
-                     f"{answer!r}", file=where, field="answer")
-        return None
-    return m.group(1).upper()
-
-
-def _parse(rec, where: str, folder_modality: str | None, problems: Problems):
-    """(task, item fields, label fields, media values) of one record; None after a problem."""
-    if not isinstance(rec, dict):
-        problems.add("each record must be a JSON object", file=where)
-        return None
-    before = problems.total
-    metric = rec.get("metric")
-    if metric not in METRICS:
-        problems.add(f"unknown metric {metric!r}; allowed: {list(METRICS)}", file=where,
-                     field="metric")
-    raw_mod = rec.get("modality")
-    modality = MODALITY.get(str(raw_mod).strip().lower()) if raw_mod else folder_modality
-    if modality is None:
-        problems.add(f"unknown modality {raw_mod!r}; allowed: {list(MODALITY)}", file=where,
-                     field="modality")
-    question = rec.get("question")
-    if not isinstance(question, str) or not question.strip():
-        problems.add("question must be a non-empty string", file=where, field="question")
-    media = []
-    for key in MEDIA_KEYS:
-        v = rec.get(key)
-        if v:
-            media += [str(x) for x in (v if isinstance(v, list) else [v])]
-    if problems.total > before:
-        return None
-    qtype = str(rec.get("question_type") or "")
-    item, label = {"modality": modality, "question": question}, {}
-    if metric == "open-ended":
-        task = "judgment"
-        m = _TF.match(qtype)
-        if not m:
-            problems.add("a judgment needs question_type <mod>_tf_<mod>_{real|fake}_ask_"
-                         f"{{real|fake}}_<subcat>, got {qtype!r}", file=where,
-                         field="question_type")
-            return None
-        truth, ask, sub = m.group(1).lower(), m.group(2).lower(), m.group(3)
-        answer = str(rec.get("answer", "")).strip().rstrip(".").lower()
-        if answer not in ("yes", "no"):
-            problems.add(f'answer must be "Yes" or "No", got {rec.get("answer")!r}', file=where,
-                         field="answer")
-            return None
-        if (answer == "yes") != (truth == ask):
-            problems.add(f"answer {rec.get('answer')!r} contradicts question_type {qtype!r}",
-                         file=where, field="answer")
-            return None
-        item["phrasing"] = f"ask_{ask}"
-        label.update(answer=answer, truth=truth, subcategory=sub)
-    elif metric == "multi-choice":
-        m = _MC.match(qtype)
-        task = "multiple_choice" if m else "abnormal_selection"
-        options = _options(rec, media, modality, where, problems)
-        if options is None:
-            return None
-        letter = _letter(rec.get("answer"), options, where, problems)
-        if letter is None:
-            return None
-        item["options"] = options
-        label["answer"] = letter
-        if m:
-            item["phrasing"] = "ask_fake" if m.group(1).lower() == "fake_from_real" else "ask_real"
-            label["subcategory"] = m.group(2)
-    else:
-        task = "explanation"
-        ref = rec.get("problems")
-        if not isinstance(ref, dict) or not ref:
-            problems.add('an explanation needs "problems": {"global": [...], "regional": [...]}',
-                         file=where, field="problems")
-            return None
-        label["reference"] = ref
-    return task, item, label, media
 
 
 def _file_keys(records: list, rel: str) -> list[str]:
@@ -239,6 +133,41 @@ def _store_media(root: Path, values: list[str], store: MediaStore, modality: str
     return rels, digests
 
 
+def _record_key(rec) -> str:
+    """What makes two records the same question (the combined file repeats per-task records)."""
+    if not isinstance(rec, dict):
+        return json.dumps(rec, sort_keys=True, ensure_ascii=False)
+    core = {k: rec.get(k) for k in ("question", "answer", "question_type", "choices",
+                                    *MEDIA_KEYS)}
+    return json.dumps(core, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _question_files(data: Path, root: Path, report: BuildReport) -> list[Path]:
+    """Every question file, without a combined file that only repeats the per-task files."""
+    files = sorted(data.rglob("*.json"))
+    combined = [f for f in files if f.stem.lower().startswith(COMBINED)]
+    per_task = [f for f in files if f not in combined]
+    if not combined or not per_task:
+        return files
+    known = set()
+    for f in per_task:
+        records = load_json(f, rel=f.relative_to(root).as_posix())
+        known.update(_record_key(r) for r in records if isinstance(records, list))
+    for f in combined:
+        rel = f.relative_to(root).as_posix()
+        records = load_json(f, rel=rel)
+        if not isinstance(records, list):
+            raise fail("must be a JSON array of question records", file=rel)
+        for i, rec in enumerate(records):
+            if _record_key(rec) not in known:
+                raise fail("this combined file holds a question that no per-task file has; "
+                           "keep either the per-task files or the combined file",
+                           file=record(rel, i))
+        report.notes.append(f"{rel}: skipped, its {len(records)} records repeat the per-task "
+                            "files")
+    return per_task
+
+
 def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fraction: float = 0.5,
           seed: int = 0, link_media: bool = False, progress: Progress | None = None
           ) -> BuildReport:
@@ -247,42 +176,48 @@ def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fractio
     source = Path(source)
     data = source / "data_json" if (source / "data_json").is_dir() else source
     root = data.parent if data.name == "data_json" else source
-    files = sorted(data.rglob("*.json"))
+    report = BuildReport("loki", Path(out))
+    files = _question_files(data, root, report)
     if not files:
         raise fail("no JSON question files found (expected data_json/<modality>/*.json)",
                    file=str(source))
-    report = BuildReport("loki", Path(out))
-    rows, units = [], _Units()
-    with open_pack(Path(out), META, description=_description(source.name),
+    with_media = (root / "media_data").is_dir()
+    if not with_media:
+        report.notes.append("no media_data/ folder: the pack has labels and ids but no media "
+                            "(it scores uploaded predictions; nothing to download or run)")
+    rows, units, sources = [], _Units(), {}
+    with open_pack(Path(out), META, description=_description(source.name, with_media),
                    agreement=AGREEMENT) as w:
         store = MediaStore(w, link=link_media)
         for k, path in enumerate(files):
             rel = path.relative_to(root).as_posix()
+            src = path.relative_to(data).as_posix()
             folder = path.parent.relative_to(data).as_posix()
             records = load_json(path, rel=rel)
             if not isinstance(records, list):
                 raise fail("must be a JSON array of question records", file=rel)
+            sources[src] = len(records)
             problems = Problems()
             keys = _file_keys(records, rel)
-            folder_mod = {"image": "image", "video": "video", "3d": "3d", "text": "text",
-                          "audio": "audio"}.get(path.parent.name.lower())
             for i, rec in enumerate(records):
                 where = record(rel, i)
-                parsed = _parse(rec, where, folder_mod, problems)
+                parsed = parse_record(rec, where, path.parent.name.lower(), problems)
                 if parsed is None:
                     continue
                 task, item, label, media = parsed
                 rid = f"loki/{folder}/{path.stem}/{keys[i]}"
                 item = {"id": rid, "task": task, **item}
-                stored = _store_media(root, media, store, item["modality"], where, problems)
-                if stored is None:
-                    continue
-                if stored[0]:
-                    item["media"] = stored[0]
-                    units.union([f"m:{d}" for d in stored[1]] + [f"i:{rid}"])
-                else:
-                    units.union([f"i:{rid}"])
-                rows.append((item, {"id": rid, **label}))
+                label = {"id": rid, **label, "source": src, "source_index": i}
+                shared = [f"p:{m}" for m in media]
+                if with_media:
+                    stored = _store_media(root, media, store, item["modality"], where, problems)
+                    if stored is None:
+                        continue
+                    if stored[0]:
+                        item["media"] = stored[0]
+                    shared = [f"m:{d}" for d in stored[1]]
+                units.union(shared + [f"i:{rid}"])
+                rows.append((item, label))
             problems.check(f"{rel}: records are not in LOKI's shape")
             if progress:
                 progress(k + 1, len(files), rel)
@@ -293,22 +228,28 @@ def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fractio
                 label["part"] = part
             w.add(split, item, label)
             report.count(split, item["task"], item["modality"])
-        w.meta = report.fit_meta(w.meta)
+        w.meta = {**report.fit_meta(w.meta), "sources": sources}
     return report
 
 
-def _description(source_name: str) -> str:
+def _description(source_name: str, with_media: bool) -> str:
     metrics = "\n".join(f"- **{spec.title}** (`{name}`): {spec.description}"
                         for name, spec in Loki.metrics.items())
+    media = "" if with_media else (
+        "\n\nThe release had no media (`media_data/`): this pack holds the questions' labels and "
+        "ids only. It scores uploaded predictions; there is nothing to download and no container "
+        "run.")
     return f"""# LOKI
 
 LOKI (Ye et al., *LOKI: A Comprehensive Synthetic Data Detection Benchmark using Large Multimodal
 Models*, ICLR 2025) asks large multimodal models whether video, image, 3D and text samples are
-AI-generated, and why. This pack was built from the authors' release ({source_name}).
+AI-generated, and why. This pack was built from the authors' release ({source_name}).{media}
 
 ## Tasks
 - **Judgment** (yes/no): "Is it AI-generated?" (`phrasing` = `ask_fake`) or "Is it real?"
-  (`ask_real`).
+  (`ask_real`); 3D as multi-view renders (the paper's main input).
+- **Judgment (3D point clouds)**: the same questions on point clouds (the paper's supplement;
+  the authors' `3D/point_true_or_false.json`).
 - **Multiple choice**: pick the AI-generated (or the real) one of a same-domain pair.
 - **Abnormal detail selection**: pick the inconsistent detail.
 - **Abnormal explanation**: explain why the sample is AI-generated; a judge rates the answer
@@ -317,6 +258,6 @@ AI-generated, and why. This pack was built from the authors' release ({source_na
 ## Metrics
 {metrics}
 
-Free-text answers are read with LOKI's rules; unparsable answers are wrong and counted. 95%
-bootstrap confidence intervals over items, fixed seed.
-"""
+95% bootstrap confidence intervals over items, fixed seed.
+
+{fidelity_section()}"""

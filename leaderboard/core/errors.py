@@ -85,7 +85,13 @@ class PackError(LeaderboardError):
 
 
 class PredictionError(LeaderboardError):
-    """A predictions file is invalid (names line and field, first 50 problems + total)."""
+    """A predictions file is invalid (names line and field, first 50 problems + total).
+
+    ``unknown_ids``: the first ids that are not in the split (empty when every id was known),
+    so that a caller that knows other benchmarks can say which one the file was meant for.
+    """
+
+    unknown_ids: list[str] = []
 
 
 def fail(cls: type[LeaderboardError], message: str, **where) -> LeaderboardError:

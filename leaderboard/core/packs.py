@@ -42,8 +42,12 @@ ITEM_COMMON = {
     "options": Field("json"),
     "media": Field("json"),
 }
-#: columns every labels.jsonl row may carry; ``part`` is required on held-out splits
-LABEL_COMMON = {"part": Field("category", (), PARTS)}
+#: columns every labels.jsonl row may carry; ``part`` is required on held-out splits;
+#: ``source``/``source_index``: the authors' file and 0-based record index an item was built from
+#: (hidden: the authors' order often groups items by truth; see `core.authors_format`)
+LABEL_COMMON = {"part": Field("category", (), PARTS),
+                "source": Field("category", (), None, "the authors' file of the item"),
+                "source_index": Field("int", (), None, "its 0-based index in that file")}
 
 
 @dataclass(frozen=True)

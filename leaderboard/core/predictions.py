@@ -25,7 +25,9 @@ import numpy as np
 import orjson
 
 from leaderboard.core.benchmarks.base import KIND_FIELDS
-from leaderboard.core.errors import PredictionError, ProblemList
+from leaderboard.core.errors import LeaderboardError, PredictionError, ProblemList
+from leaderboard.core.extract import NOT_AN_OPTION
+from leaderboard.core.tridf_records import AuthorsRecords, is_authors_record
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 MASK_BATCH = 4096
@@ -33,6 +35,9 @@ MAX_TEXT_CHARS = 100_000
 MAX_DECOMPRESSED_BYTES = 8 * 1024**3
 #: past this many problems reading stops (a gzip bomb of bad lines must not keep a worker busy)
 STOP_AFTER_PROBLEMS = 100_000
+#: unknown ids kept to recognise a file meant for another benchmark or split
+UNKNOWN_SAMPLE = 200
+UTF8_BOM = b"\xef\xbb\xbf"
 #: the authors' offline format is one JSON document, parsed whole: keep it bounded
 MAX_OFFLINE_BYTES = 512 * 1024**2
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -49,6 +54,7 @@ class PredictionSet:
     covered: list[tuple[str, str]] = field(default_factory=list)  # (task, modality) blocks
     rows: int = 0
     unparsable: int = 0
+    notes: list[str] = field(default_factory=list)   # e.g. how the authors' format was aligned
 
 
 class _Lines:
@@ -121,7 +127,14 @@ class _Collector:
         self.keep_text = set(self.bench.keeps_text)
         self.unparsable = 0
         self._options: dict[int, dict] = {}
+        self.authors = None  # TriDF: the authors' inference records, aligned by their keys
+        if pack.key == "tridf":
+            self.authors = AuthorsRecords(pack, split)
         self.pending_masks: list[tuple[int, int | None, object, list | None]] = []
+        #: rows whose id is not in the split, and the first of those ids (a file meant for
+        #: another benchmark or split is recognised from them: see `PredictionError.unknown_ids`)
+        self.unknown = 0
+        self.unknown_sample: list[str] = []
 
     def col(self, name: str, dtype, fill) -> np.ndarray:
         if name not in self.cols:
@@ -136,12 +149,22 @@ class _Collector:
     def add(self, n: int | None, row: dict) -> None:
         p = self.problems
         rid = row.get("id")
+        if rid is None and self.authors is not None and is_authors_record(row):
+            row, why = self.authors.convert(row)
+            if why:
+                p.add(why, line=n, field="question_file")
+            if row is None:  # a problem, or another split's question (skipped)
+                return
+            rid = row["id"]
         if not isinstance(rid, str):
             p.add("required, must be a string item id", line=n, field="id")
             return
         i = self.items.index.get(rid)
         if i is None:
             p.add(f"unknown id {rid[:80]!r} (not in this split)", line=n, field="id")
+            self.unknown += 1
+            if len(self.unknown_sample) < UNKNOWN_SAMPLE:
+                self.unknown_sample.append(rid[:200])
             return
         if self.present[i]:
             first = f"line {self.line[i]}" if self.line[i] else "an earlier row"
@@ -239,6 +262,8 @@ class _Collector:
             self.problems.add('needs "answer" or "response"', line=n, field="answer")
             return None, False
         if ans is None:
+            if "response" in self.keep_text:  # read again at scoring (TriDF: the TRIDENT kit)
+                self._keep(i, "response", resp)
             try:
                 parsed = self.bench.extract(kind, resp, self.options(i))
             except Exception as exc:  # an extractor bug must not become a 500
@@ -268,6 +293,9 @@ class _Collector:
         col = self.col("answer_choice", "<U1", "")
         self.col("from_response", bool, False)[i] = from_resp
         if ans is None:
+            return
+        if from_resp and ans == NOT_AN_OPTION:  # parsed, but to no option: wrong, not unparsable
+            col[i] = NOT_AN_OPTION
             return
         opts = self.options(i)
         v = ans.strip().upper() if isinstance(ans, str) else None
@@ -340,38 +368,39 @@ class _Collector:
             self.cols["self_mapped"][i] = True
 
 
-def _offline_rows(pack, split: str, doc: dict, problems: ProblemList) -> list[dict] | None:
-    """Map the authors' ``{"model", "responses": [...]}`` format (LOKI) onto item ids by order."""
-    responses = doc.get("responses")
-    if not isinstance(responses, list):
-        problems.add('the offline format needs a "responses" list', field="responses")
-        return None
-    items = pack.items(split)
-    task_of = items.decoded("task")
-    by_task = {t.key: np.flatnonzero(task_of == t.key) for t in pack.tasks}
-    task = doc.get("task")
-    if task is None:
-        fits = [k for k, rows in by_task.items() if len(rows) == len(responses)]
-        if len(fits) != 1:
-            problems.add(f"{len(responses)} responses match {len(fits)} tasks by count "
-                         f"({ {k: len(v) for k, v in by_task.items()} }); add \"task\"",
-                         field="task")
-            return None
-        task = fits[0]
-    if task not in by_task or len(by_task[task]) != len(responses):
-        problems.add(f"task {str(task)[:40]!r} has {len(by_task.get(task, []))} items in "
-                     f"{split}, the file has {len(responses)} responses", field="responses")
-        return None
-    return [{"id": str(items.ids[i]), "response": r} for i, r in zip(by_task[task], responses)]
+def _authors_format(pack, split: str, docs: list, labels, col: _Collector,
+                    problems: ProblemList) -> tuple[int, list[str]]:
+    """Add the rows of the authors' documents (`leaderboard.core.authors_format`)."""
+    from leaderboard.core.authors_format import authors_rows
+
+    if labels is None:
+        try:
+            labels = pack.labels(split)
+        except (OSError, LeaderboardError):
+            problems.add("the authors' format is aligned through the split's hidden labels, "
+                         "which this copy of the pack does not have; submit it to the server",
+                         field="responses")
+            return 0, []
+    rows, notes = authors_rows(pack, split, docs, labels, problems)
+    for r in rows:
+        col.add(None, r)
+    return len(rows), notes
 
 
 def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes], *,
-                         progress: Callable[[int], None] | None = None) -> PredictionSet:
-    """Validate a predictions file against ``pack``'s ``split``; raise `PredictionError`."""
+                         labels=None, progress: Callable[[int], None] | None = None
+                         ) -> PredictionSet:
+    """Validate a predictions file against ``pack``'s ``split``; raise `PredictionError`.
+
+    ``labels``: the split's compiled hidden labels (the server's decrypted copy); only the authors'
+    format reads them (to align responses by file and index); default: the pack's labels file.
+    """
     problems = ProblemList()
     col = _Collector(pack, split, problems)
     rows = 0
     stopped_at = None
+    docs: list | None = None   # the authors' documents, when the file is in their format
+    offline = pack.benchmark.accepts_offline_format
     if pack.key == "tridf" and _is_zip(source):
         return _validate_zip(pack, split, source, col, problems)
     try:
@@ -390,34 +419,34 @@ def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes]
             if raw is None:
                 problems.add(f"line longer than {MAX_LINE_BYTES} bytes", line=n)
                 continue
+            if n == 1 and raw.startswith(UTF8_BOM):
+                raw = raw[len(UTF8_BOM):]  # Windows editors write one; it is not an error
             if not raw.strip():
                 continue
             try:
                 row = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:
                 # a pretty-printed {"model", "responses"} document starts with a lone "{"
-                if first and raw.strip() == b"{" and pack.benchmark.accepts_offline_format:
+                if first and raw.strip() == b"{" and offline:
                     rest = raw + _read_capped(lines, MAX_OFFLINE_BYTES)
                     try:
                         doc = orjson.loads(rest)
                     except orjson.JSONDecodeError:
                         doc = None
                     if isinstance(doc, dict) and "responses" in doc:
-                        for r in _offline_rows(pack, split, doc, problems) or ():
-                            col.add(None, r)
-                            rows += 1
+                        docs = [(None, doc)]
                         break
                 msg = str(exc)
                 problems.add("invalid UTF-8" if "UTF-8" in msg or "utf-8" in msg
                              else f"not valid JSON ({msg.split(':')[0][:120]})", line=n)
                 continue
-            if first and isinstance(row, dict) and "responses" in row and "id" not in row \
-                    and pack.benchmark.accepts_offline_format:
-                for r in _offline_rows(pack, split, row, problems) or ():
-                    col.add(None, r)
-                    rows += 1
-                break
+            if first and offline and isinstance(row, dict) and "responses" in row \
+                    and "id" not in row:
+                docs = []   # the authors' documents, one per line, from here on
             first = False
+            if docs is not None:
+                docs.append((n, row))
+                continue
             if not isinstance(row, dict):
                 problems.add("each line must be a JSON object", line=n)
                 continue
@@ -432,17 +461,37 @@ def validate_predictions(pack, split: str, source: str | os.PathLike | IO[bytes]
     finally:
         for h in owned:
             h.close()
+    notes: list[str] = []
+    if docs is not None and not problems:
+        rows, notes = _authors_format(pack, split, docs, labels, col, problems)
     if rows == 0 and not problems:
         problems.add("the file has no predictions")
     col.flush_masks()
     if stopped_at is not None:
-        raise PredictionError(f"{problems.total} problems in the first {stopped_at - 1} lines; "
-                              f"stopped reading at line {stopped_at}: fix the ones listed and "
-                              "submit again", problems)
+        raise _with_unknown(PredictionError(
+            f"{_unknown_summary(col, rows, split)}{problems.total} problems in the first "
+            f"{stopped_at - 1} lines; stopped reading at line {stopped_at}: fix the ones listed "
+            "and submit again", problems), col)
     covered = _coverage(pack, col, problems)
     if problems:
-        raise PredictionError(f"{problems.total} problem(s) in the predictions file", problems)
-    return PredictionSet(col.n, col.present, _finish(pack, col), covered, rows, col.unparsable)
+        raise _with_unknown(PredictionError(
+            f"{_unknown_summary(col, rows, split)}{problems.total} problem(s) in the predictions "
+            "file", problems), col)
+    return PredictionSet(col.n, col.present, _finish(pack, col), covered, rows, col.unparsable,
+                         notes)
+
+
+def _unknown_summary(col: _Collector, rows: int, split: str) -> str:
+    """The line that comes before the list when ids are not in the split ("42 of 50 rows ...")."""
+    if not col.unknown:
+        return ""
+    return (f"{col.unknown} of {rows} rows have ids that are not in the {split} split of "
+            f"{col.pack.key}; ")
+
+
+def _with_unknown(err: PredictionError, col: _Collector) -> PredictionError:
+    err.unknown_ids = list(col.unknown_sample)
+    return err
 
 
 def _is_zip(source) -> bool:

@@ -91,7 +91,7 @@ def score_predictions(pack: Pack, split: str, predictions: str | os.PathLike | I
     free text; without one those metrics are listed in ``ScoreResult.pending``.
     Raises `leaderboard.core.errors.PredictionError` for an invalid file.
     """
-    preds = validate_predictions(pack, split, predictions, progress=progress)
+    preds = validate_predictions(pack, split, predictions, labels=labels, progress=progress)
     return score_validated(pack, split, preds, labels=labels, judge=judge, seed=seed,
                            n_resamples=n_resamples)
 
@@ -149,10 +149,11 @@ def score_validated(pack: Pack, split: str, preds: PredictionSet, *, labels: Tab
         records.extend(bench.composite(records, ctx))
         result.parts[part] = records
     result.pending = list(ctx.pending)
+    result.notes.extend(preds.notes)
     result.notes.extend(ctx.notes)
     if preds.unparsable:
-        result.notes.append(f"{preds.unparsable} free-text answers could not be parsed and "
-                            "count as wrong")
+        result.notes.append(f"{preds.unparsable} free-text answers could not be parsed; they "
+                            "count as the benchmark page says (the authors' rule)")
     return result
 
 

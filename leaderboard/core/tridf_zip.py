@@ -14,6 +14,10 @@ split of the same pack are skipped (the challenge file covers the whole challeng
 splits it into dev and test); an id in no split, a duplicate id or a bad row is an error naming the
 member and the line. Problems are collected (first 50 and the count) and raised as one
 `PredictionError` once every member was read.
+
+A ZIP with none of the four names is read as the TriDF authors' inference output folder (the
+``*.jsonl`` files ``run_perception_tf_ver2`` / ``run_perception_mc`` write, zipped as they are):
+every record is aligned by `leaderboard.core.tridf_records` (question file and index).
 """
 from __future__ import annotations
 
@@ -63,6 +67,59 @@ def _members(zf: zipfile.ZipFile, max_member_bytes: int) -> list[tuple[str, zipf
     return [(n, found[n]) for n in MEMBERS if n in found]
 
 
+def _output_members(zf: zipfile.ZipFile, max_member_bytes: int) -> list[zipfile.ZipInfo]:
+    """The ``.jsonl`` members of a ZIP of the authors' inference outputs (none of MEMBERS)."""
+    infos = [i for i in zf.infolist() if not i.is_dir() and i.filename.endswith(".jsonl")
+             and not PurePosixPath(i.filename).name.startswith(".")
+             and not i.filename.startswith("__MACOSX/")]
+    if any(PurePosixPath(i.filename).name in MEMBERS for i in infos):
+        return []
+    problems = ProblemList()
+    for info in infos:
+        if info.file_size > max_member_bytes:
+            problems.add(f"member is {info.file_size} bytes uncompressed; the limit is "
+                         f"{max_member_bytes}", file=info.filename)
+    if problems:
+        raise _error("invalid ZIP of inference outputs", problems)
+    return infos
+
+
+def _output_rows(zf, infos, pack, split: str, problems: ProblemList) -> Iterator[dict]:
+    from leaderboard.core.tridf_records import AuthorsRecords
+
+    authors = AuthorsRecords(pack, split)
+    seen: dict[str, str] = {}
+    for info in infos:
+        try:
+            with zf.open(info) as raw:
+                for n, line in enumerate(io.TextIOWrapper(raw, encoding="utf-8-sig"), start=1):
+                    if not line.strip():
+                        continue
+                    try:
+                        obj = json.loads(line)
+                    except json.JSONDecodeError as exc:
+                        problems.add(f"not valid JSON ({exc.msg})", file=info.filename, line=n)
+                        continue
+                    if not isinstance(obj, dict) or "response" not in obj:
+                        problems.add("not an inference record (a JSON object with response)",
+                                     file=info.filename, line=n)
+                        continue
+                    row, why = authors.convert(obj)
+                    if why:
+                        problems.add(why, file=info.filename, line=n, field="question_file")
+                    if row is None:
+                        continue
+                    where = f"{info.filename} line {n}"
+                    if row["id"] in seen:
+                        problems.add(f"question {row['id']!r} is answered twice (first: "
+                                     f"{seen[row['id']]})", file=info.filename, line=n)
+                        continue
+                    seen[row["id"]] = where
+                    yield row
+        except (UnicodeDecodeError, zipfile.BadZipFile, EOFError, OSError) as exc:
+            problems.add(f"member cannot be read ({type(exc).__name__})", file=info.filename)
+
+
 def zip_to_rows(source: str | os.PathLike | IO[bytes], pack, split: str, *,
                 max_member_bytes: int = MAX_MEMBER_BYTES) -> Iterator[dict]:
     """Yield ``{"id", "response"}`` rows of ``split`` from a TriDF challenge ZIP.
@@ -83,6 +140,12 @@ def zip_to_rows(source: str | os.PathLike | IO[bytes], pack, split: str, *,
         raise _error(f"not a readable ZIP file ({type(exc).__name__}: {exc})") from None
     problems = ProblemList()
     with zf:
+        outputs = _output_members(zf, max_member_bytes)
+        if outputs:
+            yield from _output_rows(zf, outputs, pack, split, problems)
+            if problems:
+                raise _error("invalid ZIP of inference outputs", problems)
+            return
         for name, info in _members(zf, max_member_bytes):
             key, prefix = MEMBERS[name]
             seen: set[str] = set()

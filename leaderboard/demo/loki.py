@@ -218,6 +218,10 @@ def meta() -> dict:
     }
 
 
+#: the authors' commit the fidelity notes refer to
+AUTHORS_COMMIT = "251b4f6"
+
+
 def description() -> str:
     """The public page: what LOKI is, its tasks, every metric and every choice we made."""
     metrics = "\n".join(f"- **{spec.title}** (`{name}`): {spec.description}"
@@ -249,14 +253,44 @@ are AI-generated, and why. This is a demo pack with procedural media in LOKI's s
 - Difficulty is hidden (it is derived from human errors, which correlate with the truth); it is
   still a breakdown axis. Video and 3D subcategories are generators; a real sample carries the
   subcategory of the fake it is paired with.
-- Free-text answers are read with LOKI's rules: yes/no after lower-casing and dropping periods,
-  else a single y/n, else "yes" or "no" in the first four characters; option letters from
-  "(A)", "**A**", "A." or a leading "A " (the last one mentioned), else the one option whose text
-  appears. Unparsable answers are wrong and counted (`unparsable`).
+- Free-text answers are read with the authors' own parsers, rule for rule (see "Fidelity" below).
 - Explanation ratings use a 0-5 scale per criterion (the paper: 1-5) so that a refusal or a
   verdict of "authentic" scores 0; the total is normalized to 0-100. Every number names its judge.
 - 95% confidence intervals: bootstrap over items (exact binomial resampling of counts; the
-  balanced accuracy resamples within each subcategory and class), 1,000 resamples, fixed seed.
+  balanced accuracy resamples within each type and class), 1,000 resamples, fixed seed.
+
+{fidelity_section()}"""
+
+
+def fidelity_section() -> str:
+    """The page's account of which authors' function each number reproduces (docs/fidelity.md)."""
+    return f"""## Fidelity to the authors' code
+Reproduced from opendatalab/LOKI `lm_evaluate/tasks/loki.py` at {AUTHORS_COMMIT} (the file last
+changed in 2a5723b), pinned by `tests/conformance/test_loki_*.py` and re-checked against the
+authors' code by `benchmarks/conformance.py`.
+
+| Number | Authors' function | Deliberate difference |
+|---|---|---|
+| yes/no answer read from `response` | `Loki.parse_true_or_false`, then `Loki.eval_open` | none |
+| option letter read from `response` | `Loki.parse_multi_choice_response`, then `Loki.eval_multi_choice` | where they call `random.choice` (nothing read) the row counts 1/#options, the expected value of their draw |
+| `accuracy` | mean of their per-row `accuracy` (`Task.process_responses`); paper C.2 | none (their code prints only the aggregate below) |
+| `balanced_accuracy`, per modality | `Loki.aggregate_results` `total_accuracy` of that file | overall numbers combine files with the same weights (number of fakes); a file without reals uses fake accuracy alone (theirs divides by zero) |
+| `balanced_accuracy`, per subcategory | `aggregate_results` `per_metric_accuracy` of the type whose fakes are the subcategory's | shown only where that type is exactly one subcategory |
+| `unparsable` | rows where `parse_multi_choice_response` draws at random or `parse_true_or_false` says "other" | none |
+| `nbi`, recalls, per-generator and per-phrasing accuracy, intervals | not in their code (paper 4.1, C.2) | leaderboard additions |
+| `explanation_score` | their GPT-4o judge in `Loki.metric` | a pluggable judge; its identity is on every number |
+
+Their rules are kept with their quirks: "The first one." reads nothing (their option texts keep the
+period their stripping removes) and counts 1/2; "Answer: B" and "USA." read B and A (a letter
+followed by a space anywhere); an exact option text is their answer *text*, which never equals the
+letter, so it is wrong; "Not sure" is "no". No more lenient reading is offered.
+
+In a pack built from the authors' release, their submission format `{{"model": ...,
+"responses": [...]}}` (what `run.py --predict_only` writes) is accepted, aligned by the authors'
+file and index: add
+`"source": "image/true_or_false.json"` (the file's path under `data_json`); without it the file is
+the only one of that length. One document per line answers several files at once. A list that
+cannot be aligned (wrong length, unknown file, several possible files) is refused with the reason.
 """
 
 

@@ -65,7 +65,7 @@ AGREEMENT = """# SynCred-Bench data-use agreement (demo)
 The images in this benchmark imitate credible documents and interfaces. They are released only to
 evaluate and improve the detection of AI-generated images.
 
-By requesting access you agree that you and everyone in your team will:
+By requesting access you agree, personally, that you will:
 
 1. use the data only for research on detecting synthetic or manipulated images;
 2. not use any image, or anything derived from it, to deceive anyone, to impersonate a person,
@@ -76,7 +76,8 @@ By requesting access you agree that you and everyone in your team will:
 5. keep the data secure, delete it when your project ends or when access is revoked, and report any
    misuse you become aware of to the benchmark maintainers.
 
-Access is personal, may expire, and may be revoked if these terms are broken.
+Access is personal: each member of a team who uses the data signs this agreement. Access may
+expire, and may be revoked if these terms are broken.
 """
 
 

@@ -197,6 +197,28 @@ def meta() -> dict:
     }
 
 
+def fidelity_section() -> str:
+    """The page section naming, per metric, the authors' function each number reproduces."""
+    return """## How each number is computed: the authors' code
+Every official column gives the number the authors' own code gives on the same predictions
+(TriDF: j1anglin/TriDF at f041a19, `3_Benchmark/inference/`; TRIDENT: j1anglin/TRIDENT_MM26MGC at
+985d8fb). Free text is read exactly as they read it, surprising rules included:
+
+| Column | Reproduces | Reading of free text |
+|---|---|---|
+| TFQ `accuracy` | `score_perception_original.py` `score` | `normalize_tf_answer`: the first line must start with "yes" or "no" as a word; "True", "**Yes**", "> yes" do not read |
+| MCQ `mcq_score` (`_clamped`) | `score_mc_answer` (unclamped; clamped at 0) | `normalize_mc_answer`: first line only, upper-cased; "none" adds E; with a comma only single-letter tokens count |
+| OEQ B `accuracy` | `eval_accuracy.py` (strict) | `get_prediction`: lines from the last upward, "likely authentic" winning on a line holding both; exact phrases |
+| OEQ `cover`, `chair`, `hal`, `f05` | `cal_score.py` `CoverCalculator` | only artifacts that are columns of the sample's ground-truth CSV count; a cell is true by `parse_bool_truth` ("[ ]" is false); type B CHAIR = 1 for a fake called authentic |
+| `trident_accuracy` (TFQ, OEQ B), `trident_mcq_score`, `trident_chair/hal/f05` (OEQ B) | TRIDENT `evaluate_predictions.py` `score_choice`, `score_typeb_oeq`, `score_oeq_artifacts` | `_normalize_tf_answer` ("true"/"false" in the first two lines: "yes"/"no" do not read), `_normalize_mc_answer` (A-E in the first three lines), `_parse_typeb_label` (first non-empty line); no CHAIR penalty |
+| composite `tcs`, `s_det`, `s_hal`, `s_perc` | TRIDENT `compute_tcs_from_tasks` | from the `trident_*` columns and OEQ A `f05` |
+
+Deliberate differences: a structured `answer` or `label` is taken as given (the kit's
+`parsed_answer`, `parsed_choices`, `parsed_label`); the authors' scorers skip duplicate or
+unmatched records, which here are errors; artifacts are mapped by the configured judge (or given
+as `artifacts`), not by the authors' GPT mapper, and the judge is named with every number."""
+
+
 def description() -> str:
     """The public page: TriDF, its tasks, every metric, and our choices."""
     metrics = "\n".join(f"- **{spec.title}** (`{name}`): {spec.description}"
@@ -216,21 +238,21 @@ taxonomy (quality and semantic), each with a key that predictions may use in `ar
 {metrics}
 
 ## Choices where the paper is silent
-- MCQ: the unclamped score (the paper) is the headline; the clamped score (the authors' later
-  challenge) is the second column. An empty or unparsable selection scores 0.
+- MCQ: the unclamped score (the paper) is the headline; the clamped score is the second column.
+  An empty or unparsable selection scores 0.
 - OEQ: a submission may give `artifacts` (taxonomy keys) itself; those numbers are marked
   "self-mapped". Otherwise the configured judge maps `response` to the artifacts of the item's
   modality, and its identity is part of the number. Means are over samples with annotated
   artifacts, so real samples of type B count only towards detection accuracy.
-- Type B decision: `label` when given, else the last line (from the bottom) with "Likely
-  Authentic" or "Likely Manipulated"; no decision counts as wrong and is reported as unparsable.
+- Type B decision: `label` when given, else the response read as the authors read it (below); no
+  decision counts as wrong and is reported as unparsable.
 - Per artifact: Cover is the share of the samples annotated with it whose mapped answer names it;
   for MCQ, the mean score of the questions where it is a correct option.
 - TCS (per modality, 0-100) is shown only when TFQ, MCQ and both OEQ types are scored.
-- Free text: TFQ reads yes/no/true/false at the start of the first line; MCQ reads the letters
-  A-E standing alone on the first line, "none" adding E.
 - 95% bootstrap confidence intervals over items (exact binomial resampling for accuracies), fixed
   seed.
+
+{fidelity_section()}
 """
 
 

@@ -1,10 +1,15 @@
-// Live status on "my submissions": polls /api/v1/submissions/<id> for rows still in flight.
+// Live status on "my submissions": polls /api/v1/submissions/<id> for rows still in flight;
+// when one is scored the page reloads once so that its scores and "select" button appear.
 (function () {
   "use strict";
   var WAITING = { received: true, queued: true, scoring: true };
-  var rows = Array.prototype.slice.call(document.querySelectorAll("tr.submission"));
+  var rows = Array.prototype.slice.call(document.querySelectorAll(".submission[data-status-url]"));
 
+  var reloadWhenDone = false;
   function render(row, body) {
+    if (body.status === "scored" && row.getAttribute("data-status") !== "scored") {
+      reloadWhenDone = true;
+    }
     row.setAttribute("data-status", body.status);
     var badge = row.querySelector(".status");
     badge.textContent = body.status;
@@ -31,7 +36,10 @@
           try { render(row, JSON.parse(xhr.responseText)); } catch (err) { /* keep polling */ }
         }
         left -= 1;
-        if (left === 0) { window.setTimeout(poll, 1500); }
+        if (left === 0) {
+          if (reloadWhenDone) { window.location.reload(); return; }
+          window.setTimeout(poll, 1500);
+        }
       });
       xhr.send();
     });

@@ -1,5 +1,7 @@
 // Upload with a progress bar (XMLHttpRequest upload events), then go to "my submissions".
-// Without JavaScript the form still posts normally.
+// Before sending, the browser checks what it can: the file's size against the limit and, for a
+// plain JSONL file, that its first lines are JSON objects with an "id" (a UTF-8 BOM is fine).
+// Errors are shown as errors (red box, red bar). Without JavaScript the form still posts.
 (function () {
   "use strict";
   var form = document.getElementById("upload-form");
@@ -39,6 +41,53 @@
     window.addEventListener("pageshow", function (e) { if (e.persisted) { keyField.value = newKey(); } });
   }
 
+  function fail(text) {
+    message.textContent = text;
+    message.className = "error-box";
+    bar.classList.add("failed");
+  }
+
+  function precheck(file, done) {
+    var maxBytes = parseInt(form.getAttribute("data-max-bytes") || "0", 10);
+    var kind = form.querySelector("input[name=kind]:checked");
+    var isImage = kind && kind.value === "container";
+    if (!isImage && maxBytes && file.size > maxBytes) {
+      done("The file is " + (file.size / 1048576).toFixed(1) + " MB, over the " +
+           Math.round(maxBytes / 1048576) + " MB limit: gzip it (the server reads .jsonl.gz).");
+      return;
+    }
+    if (file.size === 0) { done("The file is empty."); return; }
+    if (isImage || !file.slice || !window.FileReader) { done(null); return; }
+    var reader = new FileReader();
+    reader.onload = function () {
+      var bytes = new Uint8Array(reader.result);
+      if (bytes[0] === 0x1f && bytes[1] === 0x8b) { done(null); return; }  // gzip: the server checks
+      if (bytes[0] === 0x50 && bytes[1] === 0x4b) { done(null); return; }  // a ZIP (TriDF)
+      var text = new TextDecoder("utf-8").decode(bytes).replace(/^\uFEFF/, "");
+      var lines = text.split("\n").slice(0, 5);
+      if (text.length >= 65536) { lines = lines.slice(0, Math.max(lines.length - 1, 1)); }
+      for (var i = 0; i < lines.length; i++) {
+        var line = lines[i].trim();
+        if (!line) { continue; }
+        if (i === 0 && line === "{") { done(null); return; }  // a pretty-printed document
+        var row;
+        try { row = JSON.parse(line); } catch (err) {
+          done("Line " + (i + 1) + " is not valid JSON: each line must be one JSON object " +
+               "such as {\"id\": \"...\", ...}."); return;
+        }
+        if (row === null || typeof row !== "object" || Array.isArray(row)) {
+          done("Line " + (i + 1) + " is not a JSON object."); return;
+        }
+        if (typeof row.id !== "string" && !("responses" in row)) {
+          done("Line " + (i + 1) + ", field 'id': required, must be a string item id."); return;
+        }
+      }
+      done(null);
+    };
+    reader.onerror = function () { done(null); };
+    reader.readAsArrayBuffer(file.slice(0, 65536));
+  }
+
   function showProblems(problems, total) {
     problemsBox.textContent = "";
     if (!problems || !problems.length) { return; }
@@ -62,6 +111,18 @@
 
   form.addEventListener("submit", function (event) {
     event.preventDefault();
+    message.className = "";
+    bar.classList.remove("failed");
+    var input = document.getElementById("file");
+    var file = input && input.files && input.files[0];
+    if (!file) { fail("Choose a file first."); return; }
+    precheck(file, function (problem) {
+      if (problem) { bar.hidden = true; fail(problem + " Nothing was uploaded."); return; }
+      send();
+    });
+  });
+
+  function send() {
     var xhr = new XMLHttpRequest();
     xhr.open("POST", form.action);
     xhr.setRequestHeader("Accept", "application/json");
@@ -84,16 +145,17 @@
         return;
       }
       button.disabled = false;
-      message.textContent = body && body.message ? body.message : "Upload failed (HTTP " + xhr.status + ").";
+      var text = body && body.message ? body.message : "Upload failed (HTTP " + xhr.status + ").";
       if (xhr.status === 503 || xhr.status === 502 || xhr.status === 504) {
-        message.textContent += " Press Upload again in a few seconds: a repeated upload is never counted twice.";
+        text += " Press Upload again in a few seconds: a repeated upload is never counted twice.";
       }
+      fail(text);
       if (body) { showProblems(body.problems, body.total_problems || 0); }
     });
     xhr.addEventListener("error", function () {
       button.disabled = false;
-      message.textContent = "The connection failed during the upload; press Upload again (a repeated upload is never counted twice).";
+      fail("The connection failed during the upload; press Upload again (a repeated upload is never counted twice).");
     });
     xhr.send(new FormData(form));
-  });
+  }
 }());

@@ -129,14 +129,19 @@ def test_judgment_values_by_hand():
 
 
 def test_multiple_choice_balances_over_phrasing():
+    options = np.empty(4, dtype=object)
+    options[:] = [{"A": "The first one.", "B": "The second one."}] * 4
     block = _block("multiple_choice", "choice",
-                   {"modality": ["image"] * 4, "phrasing": ["ask_fake"] * 3 + ["ask_real"]},
+                   {"modality": ["image"] * 4, "phrasing": ["ask_fake"] * 3 + ["ask_real"],
+                    "options": options},
                    {"answer": ["A", "B", "A", "B"], "subcategory": ["doc"] * 4},
                    {"answer": np.array(["A", "B", "B", ""])})
     recs = BENCH.score_block(block, ScoringContext())
-    assert _find(recs, "accuracy").value == pytest.approx(0.5)
-    # ask_fake acc 2/3, ask_real acc 0 -> (2/3 + 0) / 2
-    assert _find(recs, "balanced_accuracy").value == pytest.approx(1 / 3)
+    # the unparsable row is the authors' random pick between 2 options: 1/2 expected
+    assert _find(recs, "accuracy").value == pytest.approx((1 + 1 + 0 + 0.5) / 4)
+    # ask_fake acc 2/3, ask_real acc 1/2 -> (2/3 + 1/2) / 2
+    assert _find(recs, "balanced_accuracy").value == pytest.approx(7 / 12)
+    assert _find(recs, "unparsable").n == 1
     assert not [r for r in recs if r.metric == "nbi"]
 
 

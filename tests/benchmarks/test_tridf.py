@@ -152,6 +152,23 @@ def test_oeq_b_self_mapped_by_hand():
     assert _find(recs, "f05").value == pytest.approx(0.25)  # (0.5 + 0) / 2
     assert _find(recs, "cover", modality="video", artifact="noise").value == 0.0
     assert _find(recs, "cover", modality="video", artifact_type="quality").n == 2
+    # the TRIDENT kit: no CHAIR penalty for the fake called authentic (row 2: CHAIR 0, F0.5 1)
+    assert _find(recs, "trident_chair").value == pytest.approx(0.25)
+    assert _find(recs, "trident_hal").value == 0.5
+    assert _find(recs, "trident_f05").value == pytest.approx(0.75)
+    assert _find(recs, "trident_accuracy").value == pytest.approx(2 / 3)
+
+
+def test_only_artifacts_of_the_ground_truth_csv_count():
+    # cal_score.py counts only artifacts that are columns of the sample's ground-truth CSV:
+    # "hiss" is not a column here, so R = {blurriness} and CHAIR = 0 (27 columns: CHAIR 1/2)
+    predicted = np.stack([_arts("blurriness", "hiss"), _arts("flicker"), _arts("noise")])
+    columns = np.stack([_arts("blurriness", "noise", "flicker")] * 3)
+    block = _oeq_b_block(artifacts=predicted, self_mapped=np.ones(3, bool),
+                         label=np.array([1, 1, 0], dtype=np.int8))
+    block.truth["artifact_columns"] = columns
+    recs = BENCH.score_block(block, ScoringContext())
+    assert _find(recs, "chair").value == 0.0 and _find(recs, "cover").value == 0.75
 
 
 def test_oeq_needs_judge_for_responses_and_reads_the_verdict():
@@ -172,9 +189,12 @@ def test_oeq_needs_judge_for_responses_and_reads_the_verdict():
 def test_composite_needs_all_four_tasks():
     def rec(task, metric, value, judge=None):
         return MetricRecord(task, metric, {"modality": "image"}, value, n=10, judge=judge)
-    records = [rec("tfq", "accuracy", 0.7), rec("mcq", "mcq_score_clamped", 0.5),
-               rec("oeq_a", "f05", 0.5, "self-mapped"), rec("oeq_b", "f05", 0.3, "self-mapped"),
-               rec("oeq_b", "accuracy", 0.8)]
+    # the TRIDENT kit's inputs (compute_tcs_from_tasks), not the TriDF paper's columns
+    records = [rec("tfq", "trident_accuracy", 0.7), rec("mcq", "trident_mcq_score", 0.5),
+               rec("oeq_a", "f05", 0.5, "self-mapped"),
+               rec("oeq_b", "trident_f05", 0.3, "self-mapped"),
+               rec("oeq_b", "trident_accuracy", 0.8),
+               rec("tfq", "accuracy", 0.0), rec("oeq_b", "f05", 0.0, "self-mapped")]
     out = BENCH.composite(records, ScoringContext())
     assert _find(out, "tcs", modality="image").value == pytest.approx(62.0)
     assert _find(out, "s_hal", modality="image").judge == "self-mapped"

@@ -64,7 +64,7 @@ def _upload(page: Page, base: str, path, method: str) -> int:
     page.wait_for_url("**/submissions/mine")
     progress = [int(v) for v in page.evaluate("sessionStorage.getItem('progress')").split(",") if v]
     assert progress and progress[-1] == 100, f"progress bar values seen: {progress}"
-    row = page.locator("tr.submission").first
+    row = page.locator(".submission").first
     expect(row).to_contain_text(method)
     return int(row.get_attribute("id").removeprefix("submission-"))
 

@@ -100,8 +100,9 @@ def test_builds_every_task_with_stable_ids(release, tmp_path):
     report = loki.build(release, out, dev_fraction=0.0, seed=1)
     pack = load_pack(out)
     pack.validate()
-    assert report.tasks == {"judgment": 18, "multiple_choice": 5, "abnormal_selection": 1,
-                            "explanation": 1}
+    # the point-cloud records (modality point-text) are their own task
+    assert report.tasks == {"judgment": 14, "point_cloud_judgment": 4, "multiple_choice": 5,
+                            "abnormal_selection": 1, "explanation": 1}
     assert {t.key for t in pack.tasks} == set(report.tasks)
     assert set(pack.modalities) == {"image", "video", "3d", "text"}  # no audio in the release
     items, labels = items_of(out, "test"), labels_of(out, "test")
@@ -117,7 +118,10 @@ def test_builds_every_task_with_stable_ids(release, tmp_path):
     mc = items["loki/image/multi_choice/2"]
     assert mc["options"] == {"A": "the first image", "B": "the second image"}
     assert len(mc["media"]) == 2
-    assert items["loki/image/abnormal/sel-1"]["options"]["C"] == "the paws"
+    # option texts are kept verbatim: the authors' parser matches them character for character
+    assert items["loki/image/multi_choice/0"]["options"] == {"A": "A. the first image",
+                                                              "B": "B. the second image"}
+    assert items["loki/image/abnormal/sel-1"]["options"]["C"] == "C. the paws"
     assert labels["loki/image/explanation/exp-1"]["reference"]["regional"][0]["region"] == \
         [1, 2, 5, 5]
     assert len(items["loki/3D/open_ended_vqa/0"]["media"]) == 2  # a folder of views

@@ -1,96 +1,83 @@
-"""TriDF pack from question files, artifact CSVs and sample lists; the challenge ZIP."""
+"""TriDF pack from the authors' release layout: question files alone, or with the gated data.
+
+The question records, ground-truth CSVs (``2_GT_Final``) and media folder (``1_DATA``) are in the
+authors' formats (j1anglin/TriDF at f041a19); real-sample lists are the builder's own format.
+The TRIDENT layout and the submission formats are tested in ``tests/conformance``.
+"""
 from __future__ import annotations
 
-import io
-import json
 import shutil
-import zipfile
 from pathlib import Path
 
-import orjson
 import pytest
 
 from leaderboard.builders import tridf
 from leaderboard.builders.common import SourceError
-from leaderboard.core.errors import PredictionError
 from leaderboard.core.packs import load_pack
-from leaderboard.core.scoring import score_predictions
-from leaderboard.core.tridf_zip import zip_to_rows
 from tests.builders.helpers import items_of, labels_of, score_baseline, write_json, write_png
 
-IMG_FAKES = ("data/img/face_swapping/fake/0001.png", "data/img/face_swapping/fake/0002.png")
-IMG_REALS = ("data/img/face_swapping/real/0001.png", "data/img/face_swapping/real/0002.png")
-AUD_FAKE, AUD_REAL = "data/aud/voice_cloning/fake/a1.wav", "data/aud/voice_cloning/real/r1.wav"
+TF_DIR, MC_DIR = "3_Benchmark/benchmark_perception_tf", "3_Benchmark/benchmark_perception_mc"
+FAKES = ("img_face_swapping/blendface/0001.png", "img_face_swapping/cscs/0002.png")
+COM_FAKE = "img_face_swapping/gpt/0003.png"
+REALS = ("img_face_swapping/real_0001.png", "img_face_swapping/real_0002.png")
+AUD_FAKE, AUD_REAL = "aud_voice_cloning/xtts/0001.wav", "aud_voice_cloning/real_0001.wav"
 
 
-def _wav(path: Path, k: int) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(b"RIFF" + bytes([k]) * 40)
+def _tfq(path, artifact, gt, *, task="img_face_swapping", modality="img", qtype="artifact",
+         location=None):
+    return {"sample_path": path, "question": f"<image>\nDoes this picture show {artifact}?",
+            "question_type": qtype, "modality": modality, "artifact_type": "quality",
+            "artifact": artifact, "location": location, "task": task, "ground_truth": gt}
 
 
-def make_release(root: Path, *, challenge: bool = False) -> Path:
-    for k, p in enumerate(IMG_FAKES + IMG_REALS):
-        write_png(root / p, seed=100 + k)
-    _wav(root / AUD_FAKE, 1)
-    _wav(root / AUD_REAL, 2)
-    sid = {p: f"s_{k:04x}" for k, p in enumerate(IMG_FAKES + IMG_REALS + (AUD_FAKE, AUD_REAL))}
-    if challenge:  # the challenge release: hashed sample ids in JSON lists
-        write_json(root / "samples/img/face_swapping/fake.json",
-                   [{"sample_path": p, "sample_id": sid[p]} for p in IMG_FAKES])
-        write_json(root / "samples/img/face_swapping/real.json",
-                   [{"sample_path": p, "sample_id": sid[p]} for p in IMG_REALS])
-    else:
-        (root / "samples/img/face_swapping").mkdir(parents=True)
-        (root / "samples/img/face_swapping/fake.txt").write_text("\n".join(IMG_FAKES) + "\n")
-        (root / "samples/img/face_swapping/real.txt").write_text("\n".join(IMG_REALS) + "\n")
-    (root / "samples/aud").mkdir(parents=True)
-    (root / "samples/aud/voice_cloning_fake.txt").write_text(AUD_FAKE + "\n")
-    (root / "samples/aud/voice_cloning_real.txt").write_text(AUD_REAL + "\n")
-    (root / "artifacts/img").mkdir(parents=True)
-    id_col = "sample_id," if challenge else ""
-    cells = [f"{sid[IMG_FAKES[0]]}," if challenge else "", f"{sid[IMG_FAKES[1]]}," if challenge
-             else ""]
-    (root / "artifacts/img/face_swapping.csv").write_text(
-        f"sample_path,{id_col}generator,Blurriness,blockiness,Unnatural Gaze or Blinking,"
-        "Spatial Incoherence\n"
-        f"{IMG_FAKES[0]},{cells[0]}blendface,True,,x,0\n"
-        f"{IMG_FAKES[1]},{cells[1]}cscs,none,[],NULL,yes\n")
-    (root / "artifacts/aud").mkdir(parents=True)
-    (root / "artifacts/aud/voice_cloning.csv").write_text(
-        "sample_path,hiss,buzz,unnatural_prosody\n" + f"{AUD_FAKE},1,False,\n")
-    tfq = []
-    for k, (path, art, gt) in enumerate([(IMG_FAKES[0], "Blurriness", True),
-                                         (IMG_FAKES[0], "Banding", False),
-                                         (IMG_FAKES[1], "spatial_incoherence", True)]):
-        rec = {"sample_path": path, "question": f"Do you observe {art} in this image?",
-               "question_type": "artifact", "modality": "img", "artifact_type": "",
-               "artifact": art, "location": None, "task": "face_swapping", "ground_truth": gt}
-        if challenge:
-            rec["question_id"] = f"qtf_{k:03d}"
-        tfq.append(rec)
-    tfq.append({"sample_path": IMG_FAKES[1], "question": "Is there any artifact in the eyes?",
-                "question_type": "location", "modality": "img", "artifact_type": None,
-                "artifact": None, "location": "eyes", "task": "face_swapping",
-                "ground_truth": False, **({"question_id": "qtf_loc"} if challenge else {})})
-    write_json(root / "questions/tfq_img.json", tfq)
-    mcq = [{"sample_path": IMG_FAKES[0], "task": "face_swapping", "modality": "img",
-            "question": "Which artifacts appear? E. None of the options are correct",
-            "options": ["A. Blurriness", "B. Banding", "C. Noise", "D. Unnatural Gaze or Blinking"],
-            "ground_truth": ["A", "D"], "target_artifact": "quality"},
-           {"sample_path": IMG_FAKES[1], "task": "face_swapping", "modality": "img",
-            "question": "Which artifacts appear? E. None of the options are correct",
-            "options": ["Blurriness", "Banding", "Noise", "Flicker"],
-            "ground_truth": ["E"], "target_artifact": "quality"}]
-    if challenge:
-        for k, r in enumerate(mcq):
-            r["question_id"] = f"qmc_{k:03d}"
-    write_json(root / "questions/mcq_img.json", mcq)
-    aud = {"sample_path": AUD_FAKE, "question": "Do you hear hiss?", "question_type": "artifact",
-           "modality": "aud", "artifact_type": "quality", "artifact": "Hiss",
-           "task": "voice_cloning", "ground_truth": True}
-    if challenge:
-        aud["question_id"] = "qtf_aud"
-    (root / "questions/tfq_aud.jsonl").write_text(json.dumps(aud) + "\n")
+def make_release(root: Path, *, gated: bool = True) -> Path:
+    """The authors' GitHub files; ``gated`` adds 1_DATA media, 2_GT_Final and real lists."""
+    write_json(root / TF_DIR / "img_face_swapping_questions.json", [
+        _tfq(FAKES[0], "Blurriness", True), _tfq(FAKES[0], "Banding", False),
+        _tfq(FAKES[1], "Spatial & Contact Incoherence", True),
+        _tfq(FAKES[1], None, False, qtype="location", location="eyes region")])
+    write_json(root / TF_DIR / "aud_voice_cloning_questions.json", [
+        _tfq(AUD_FAKE, "Hiss", True, task="aud_voice_cloning", modality="aud")])
+    # the wording is ours; the builder reads only the "X." option lines (E: its "none" option)
+    question = ("<image>\nMark every flaw you see.\n"
+                "A. Blurriness\nB. Banding\nC. Noise\nD. Unnatural Gaze or Blinking\n"
+                "E. Nothing listed here")
+    write_json(root / MC_DIR / "img_face_swapping.json", [
+        {"sample_path": FAKES[0], "question": question, "question_type": "artifact",
+         "modality": "img", "artifact_type": "quality", "task": "img_face_swapping",
+         "options": ["Blurriness", "Banding", "Noise", "Unnatural Gaze or Blinking"],
+         "ground_truth": ["A", "D"]},
+        {"sample_path": FAKES[1], "question": question, "question_type": "artifact",
+         "modality": "img", "artifact_type": "quality", "task": "img_face_swapping",
+         "options": ["Blurriness", "Banding", "Noise", "Unnatural Gaze or Blinking"],
+         "ground_truth": ["E"]}])
+    (root / "README.md").write_text("# TriDF\n")
+    (root / "requirements.txt").write_text("numpy\n")
+    (root / "3_Benchmark/inference").mkdir(parents=True)
+    (root / "3_Benchmark/inference/cal_score.py").write_text("# the authors' code\n")
+    if not gated:
+        return root
+    for k, p in enumerate(FAKES + (COM_FAKE,) + REALS):
+        write_png(root / "1_DATA" / p, seed=100 + k)
+    for k, p in enumerate((AUD_FAKE, AUD_REAL)):
+        (root / "1_DATA" / p).parent.mkdir(parents=True, exist_ok=True)
+        (root / "1_DATA" / p).write_bytes(b"RIFF" + bytes([k]) * 40)
+    gt = root / "2_GT_Final"
+    gt.mkdir()
+    (gt / "img_face_swapping.csv").write_text(
+        "sample_path,Blurriness,Banding,Unnatural Gaze or Blinking,Spatial & Contact Incoherence\n"
+        f"{FAKES[0]},True,[ ],x,0\n"
+        f"{FAKES[1]},False,[],NULL,True\n")
+    # the commercial file: replaces FAKES[1]'s row, adds COM_FAKE; its extra column is not counted
+    (gt / "img_face_swapping_com.csv").write_text(
+        "sample_path,Blurriness,Banding,Notes\n"
+        f"{FAKES[1]},True,False,checked\n"
+        f"{COM_FAKE},none,True,checked\n")
+    (gt / "aud_voice_cloning.csv").write_text(
+        "question_id,sample_path,Hiss,Buzz,Unnatural Prosody\n" f"7,{AUD_FAKE},1,False,\n")
+    (root / "samples").mkdir()
+    (root / "samples/img_face_swapping_real.txt").write_text("\n".join(REALS) + "\n")
+    (root / "samples/aud_voice_cloning_real.txt").write_text(AUD_REAL + "\n")
     return root
 
 
@@ -99,37 +86,56 @@ def release(tmp_path_factory) -> Path:
     return make_release(tmp_path_factory.mktemp("tridf") / "TriDF")
 
 
-def test_builds_questions_and_open_items(release, tmp_path):
+def test_question_files_alone_build_tfq_and_mcq(tmp_path):
+    root = make_release(tmp_path / "TriDF", gated=False)
+    report = tridf.build(root, tmp_path / "pack", dev_fraction=0.0)
+    pack = load_pack(tmp_path / "pack")
+    pack.validate()
+    assert report.tasks == {"tfq": 5, "mcq": 2}
+    notes = "\n".join(report.notes)
+    assert "oeq_a, oeq_b: skipped" in notes and "2_GT_Final" in notes
+    assert "3 of 3 samples have no media file" in notes
+    items, labels = items_of(tmp_path / "pack", "test"), labels_of(tmp_path / "pack", "test")
+    # the authors' question ids (make_question_id: <file stem>-<index>), no media listed
+    assert labels["img_face_swapping_questions-0"]["answer"] == "yes"
+    assert labels["img_face_swapping_questions-1"]["answer"] == "no"
+    assert labels["img_face_swapping_questions-0"]["deepfake_task"] == "img_face_swapping"
+    assert items["aud_voice_cloning_questions-0"]["modality"] == "audio"
+    assert items["img_face_swapping-0"]["options"] == {
+        "A": "Blurriness", "B": "Banding", "C": "Noise", "D": "Unnatural Gaze or Blinking",
+        "E": "None of the options are correct"}
+    assert labels["img_face_swapping-0"]["answer"] == ["A", "D"]
+    assert labels["img_face_swapping-0"]["artifacts"] == ["blurriness", "unnatural_gaze"]
+    assert all("media" not in it for it in items.values())
+    assert pack.meta.extras["question_files"] == [
+        "aud_voice_cloning_questions.json", "img_face_swapping.json",
+        "img_face_swapping_questions.json"]
+
+
+def test_gated_release_builds_open_items_as_cal_score_reads_them(release, tmp_path):
     out = tmp_path / "pack"
     report = tridf.build(release, out, dev_fraction=0.0)
     pack = load_pack(out)
     pack.validate()
-    assert report.tasks == {"tfq": 5, "mcq": 2, "oeq_a": 3, "oeq_b": 6}
+    assert report.tasks == {"tfq": 5, "mcq": 2, "oeq_a": 4, "oeq_b": 7}
+    assert any("['Notes'] are not artifacts" in n for n in report.notes)
     items, labels = items_of(out, "test"), labels_of(out, "test")
-    assert items["tfq_img-1"]["artifact"] == "banding"
-    assert items["tfq_img-1"]["artifact_type"] == "quality"  # from the taxonomy when blank
-    assert labels["tfq_img-1"]["answer"] == "no" and labels["tfq_img-0"]["answer"] == "yes"
-    assert labels["tfq_img-0"]["generator"] == "blendface"
-    assert labels["tfq_img-0"]["deepfake_task"] == "face_swapping"
-    assert items["tfq_aud-0"]["modality"] == "audio"
-    assert items["mcq_img-0"]["options"] == {"A": "Blurriness", "B": "Banding", "C": "Noise",
-                                             "D": "Unnatural Gaze or Blinking",
-                                             "E": "None of the options are correct"}
-    assert labels["mcq_img-0"]["answer"] == ["A", "D"]
-    assert labels["mcq_img-0"]["artifacts"] == ["blurriness", "unnatural_gaze"]
-    assert labels["mcq_img-1"]["answer"] == ["E"] and labels["mcq_img-1"]["artifacts"] == []
-    oeq_a = {lab["artifacts"].__str__() for i, lab in labels.items() if i.startswith("oeq_a/")}
-    # CSV truthiness: "True", "x", "yes", "1" are true; "", "0", "none", "[]", "NULL", "False" not
-    assert oeq_a == {"['blurriness', 'unnatural_gaze']", "['spatial_incoherence']", "['hiss']"}
+    oeq_a = {i: lab for i, lab in labels.items() if i.startswith("oeq_a/")}
+    # parse_bool_truth: "True", "x" and "1" are true; "[ ]", "[]", "0", "NULL", "" are not; the
+    # _com row replaces the base row, and a column the _com file lacks reads false
+    assert sorted(tuple(lab["artifacts"]) for lab in oeq_a.values()) == [
+        ("banding",), ("blurriness",), ("blurriness", "unnatural_gaze"), ("hiss",)]
+    columns = {tuple(lab["artifact_columns"]) for lab in oeq_a.values()}
+    assert columns == {("blurriness", "banding", "unnatural_gaze", "spatial_incoherence"),
+                       ("hiss", "buzz", "unnatural_prosody")}
     oeq_b = [lab for i, lab in labels.items() if i.startswith("oeq_b/")]
-    assert sorted(lab["label"] for lab in oeq_b) == ["fake"] * 3 + ["real"] * 3
+    assert sorted(lab["label"] for lab in oeq_b) == ["fake"] * 4 + ["real"] * 3
     assert all(lab["artifacts"] == [] for lab in oeq_b if lab["label"] == "real")
+    assert all(len(it["media"]) == 1 for it in items.values())
     assert not any("fake" in m or "real" in m for it in items.values() for m in it["media"])
     records = score_baseline(pack, "test", "all-fake", tmp_path)
     assert records[("tfq", "accuracy", ())].value == pytest.approx(3 / 5)
-    assert records[("tfq", "accuracy", (("modality", "audio"),))].value == 1.0
-    assert records[("oeq_b", "accuracy", ())].value == pytest.approx(0.5)
-    assert ("mcq", "mcq_score", (("modality", "image"),)) in records
+    assert records[("oeq_b", "accuracy", ())].value == pytest.approx(4 / 7)
 
 
 def test_questions_of_a_sample_share_its_split(release, tmp_path):
@@ -143,84 +149,44 @@ def test_questions_of_a_sample_share_its_split(release, tmp_path):
     assert all(len(s) == 1 for s in split_of.values())
 
 
-def _zip(rows: dict[str, list[dict]]) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        for name, lines in rows.items():
-            zf.writestr(f"submission/{name}", "".join(
-                (ln if isinstance(ln, str) else json.dumps(ln)) + "\n" for ln in lines))
-    return buf.getvalue()
+def test_combined_file_beside_the_task_files_is_not_counted_twice(tmp_path):
+    root = make_release(tmp_path / "TriDF", gated=False)
+    tf = root / TF_DIR
+    combined = [rec for f in sorted(tf.glob("*.json")) for rec in
+                __import__("json").loads(f.read_text())]
+    write_json(tf / "all_questions_combined.json", combined)
+    report = tridf.build(root, tmp_path / "pack", dev_fraction=0.0)
+    assert report.tasks["tfq"] == 5
+    assert any("all_questions_combined.json: skipped" in n for n in report.notes)
+    alone = tmp_path / "alone"
+    write_json(alone / "all_questions_combined.json", combined)
+    assert tridf.build(alone, tmp_path / "pack2", dev_fraction=0.0).tasks == {"tfq": 5}
 
 
-def test_challenge_ids_and_zip_submission(tmp_path):
-    release = make_release(tmp_path / "TriDF", challenge=True)
-    out = tmp_path / "pack"
-    tridf.build(release, out, dev_fraction=0.0)
-    pack = load_pack(out)
-    pack.validate()
-    items = items_of(out, "test")
-    assert {"qtf_000", "qtf_loc", "qtf_aud", "qmc_001", "oeq_a/s_0000", "oeq_b/s_0003"} <= \
-        set(items)
-    samples = [i.split("/", 1)[1] for i in items if i.startswith("oeq_b/")]
-    data = _zip({
-        "tfq.jsonl": [{"question_id": q, "response": "True"} for q in items if
-                      q.startswith("qtf_")],
-        "mcq.jsonl": [{"question_id": q, "response": "A, D"} for q in items if
-                      q.startswith("qmc_")],
-        "typea_oeq.jsonl": [{"sample_id": s, "response": "Blurriness."} for s in samples
-                            if f"oeq_a/{s}" in items],
-        "typeb_oeq.jsonl": [{"sample_id": s, "response": "Likely Manipulated\nBlurriness."}
-                            for s in samples]})
-    rows = list(zip_to_rows(io.BytesIO(data), pack, "test"))
-    assert len(rows) == len(items)
-    preds = tmp_path / "preds.jsonl"
-    preds.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
-    result = score_predictions(pack, "test", preds, n_resamples=20)
-    got = {(r.task, r.metric, tuple(r.slice.items())): r.value for r in result.parts["all"]}
-    assert got[("tfq", "accuracy", ())] == pytest.approx(3 / 5)
-    assert got[("oeq_b", "accuracy", ())] == pytest.approx(0.5)
-    # the ZIP itself is accepted as a submission file (the validator detects it by magic bytes)
-    zpath = tmp_path / "challenge.zip"
-    zpath.write_bytes(data)
-    direct = score_predictions(pack, "test", zpath, n_resamples=20)
-    assert {(r.task, r.metric, tuple(r.slice.items())): r.value
-            for r in direct.parts["all"]} == got
-    bad = _zip({"mcq.jsonl": [{"question_id": "qmc_000", "response": "A"}, "{not json",
-                              {"question_id": "qmc_999", "response": "B"},
-                              {"question_id": "qmc_001", "response": 3}],
-                "extra.jsonl": ["{}"]})
-    with pytest.raises(PredictionError) as exc:
-        list(zip_to_rows(io.BytesIO(bad), pack, "test"))
-    assert "submission/extra.jsonl: unknown member" in str(exc.value)
-    with pytest.raises(PredictionError) as exc:
-        list(zip_to_rows(io.BytesIO(_zip({"mcq.jsonl": [
-            "{not json", {"question_id": "qmc_999", "response": "B"},
-            {"question_id": "qmc_001", "response": 3}]})), pack, "test"))
-    text = str(exc.value)
-    assert "submission/mcq.jsonl, line 1: not valid JSON" in text
-    assert "submission/mcq.jsonl, line 2, field 'question_id'" in text
-    assert "submission/mcq.jsonl, line 3, field 'response'" in text
-    with pytest.raises(PredictionError, match="not a readable ZIP"):
-        list(zip_to_rows(io.BytesIO(b"PK\x03\x04garbage"), pack, "test"))
+def test_without_real_lists_type_b_is_skipped_with_a_note(release, tmp_path):
+    root = tmp_path / "r"
+    shutil.copytree(release, root)
+    shutil.rmtree(root / "samples")
+    report = tridf.build(root, tmp_path / "pack", dev_fraction=0.0)
+    assert report.tasks["oeq_a"] == 4 and "oeq_b" not in report.tasks
+    assert any("oeq_b: skipped, no real samples" in n for n in report.notes)
 
 
 @pytest.mark.parametrize("edit, where", [
-    (lambda r: (r / "artifacts/aud/voice_cloning.csv").write_text(
-        "sample_path,hiss,sparkles\n" + AUD_FAKE + ",1,1\n"),
-     "artifacts/aud/voice_cloning.csv, line 1"),
-    (lambda r: write_json(r / "questions/tfq_img.json", [
-        {"sample_path": IMG_FAKES[0], "question": "?", "question_type": "artifact",
-         "modality": "img", "artifact": "Blurriness", "ground_truth": "maybe"}]),
-     "questions/tfq_img.json record 0, field 'ground_truth'"),
-    (lambda r: write_json(r / "questions/tfq_img.json", [
-        {"sample_path": IMG_FAKES[0], "question": "?", "question_type": "artifact",
-         "modality": "img", "artifact": "Blurriness", "ground_truth": True,
-         "question_id": "qtf_1"}] * 2),
-     "questions/tfq_img.json record 1, field 'question_id'"),
-    (lambda r: (r / "artifacts/aud/voice_cloning.csv").write_text("sample_path,hiss\n"),
-     "samples/aud/voice_cloning_fake.txt line 1, field 'sample_path'"),
-    (lambda r: (r / "samples/aud/voice_cloning_real.txt").write_text("data/aud/nope.wav\n"),
-     "samples/aud/voice_cloning_real.txt line 1, field 'sample_path'"),
+    (lambda r: (r / "2_GT_Final/aud_voice_cloning.csv").write_text(
+        "sample_path,hiss,Buzz\n" + AUD_FAKE + ",1,1\n"),
+     "2_GT_Final/aud_voice_cloning.csv, line 1: column 'hiss' is not spelled as the authors'"),
+    (lambda r: write_json(r / TF_DIR / "img_face_swapping_questions.json", [
+        _tfq(FAKES[0], "Blurriness", "maybe")]),
+     f"{TF_DIR}/img_face_swapping_questions.json record 0, field 'ground_truth'"),
+    (lambda r: write_json(r / TF_DIR / "img_face_swapping_questions.json", [
+        {**_tfq(FAKES[0], "Blurriness", True), "question_id": "q1"}] * 2),
+     f"{TF_DIR}/img_face_swapping_questions.json record 1, field 'question_id'"),
+    (lambda r: (r / "samples/aud_voice_cloning_real.txt").write_text("aud_voice_cloning/x.wav\n"),
+     "samples/aud_voice_cloning_real.txt line 1, field 'sample_path': media file"),
+    (lambda r: (r / "2_GT_Final/aud_voice_cloning.csv").write_text(
+        "sample_path,Hiss\n" + FAKES[0] + ",1\n"),
+     "is also annotated for task 'aud_voice_cloning'"),
 ])
 def test_malformed_release_names_file_and_record(release, tmp_path, edit, where):
     bad = tmp_path / "bad"
@@ -230,3 +196,14 @@ def test_malformed_release_names_file_and_record(release, tmp_path, edit, where)
         tridf.build(bad, tmp_path / "pack")
     assert where in str(exc.value)
     assert not (tmp_path / "pack").exists()
+
+
+def test_json_sample_lists_carry_the_authors_sample_ids(release, tmp_path):
+    root = tmp_path / "r"
+    shutil.copytree(release, root)
+    (root / "samples/aud_voice_cloning_real.txt").unlink()
+    write_json(root / "samples/aud_voice_cloning_real.json",
+               [{"sample_path": AUD_REAL, "sample_id": "s_0a1b"}])
+    tridf.build(root, tmp_path / "pack", dev_fraction=0.0)
+    labels = labels_of(tmp_path / "pack", "test")
+    assert labels["oeq_b/s_0a1b"]["label"] == "real"

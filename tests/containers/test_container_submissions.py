@@ -122,6 +122,7 @@ def test_worker_runs_images_scores_or_fails_them(app, client, auth, imported, se
     assert rev.status == "failed" and "revoked: terms breached" in rev.failure_reason
     assert session.scalar(select(func.count()).select_from(ContainerRun)
                           .where(ContainerRun.submission_id == rev.id)) == 0  # never loaded
+    assert not rev.counts_toward_quota  # refused before it ran: not counted
 
     # clean-up: no container left, no image left, no tarball left
     assert _labelled(docker_client) == []
@@ -143,8 +144,8 @@ def test_hostile_tarball_rejected_at_intake(app, client, auth, imported, session
     assert "'..'" in resp.json["failure_reason"]
     assert {i.id for i in docker_client.images.list()} == before  # nothing loaded
     sub = _get(session, resp.json["id"])
-    assert sub.kind == "container" and sub.counts_toward_quota
-    assert session.scalar(select(QuotaUsage.count)) == 1
+    assert sub.kind == "container" and not sub.counts_toward_quota  # it never ran
+    assert not session.scalar(select(QuotaUsage.count))
     assert not any((Path(app.config["DATA_DIR"]) / "images").iterdir())
 
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from leaderboard.core.errors import PredictionError
 from leaderboard.core.packs import load_pack
 from leaderboard.core.predictions import MAX_LINE_BYTES, validate_predictions
-from tests.core.toy import perfect_rows, write_rows
+from tests.core.toy import ASK_INDEX, perfect_rows, write_rows
 
 
 @pytest.fixture
@@ -141,19 +141,50 @@ def test_multiselect_string_forms(pack, tmp_path):
     assert bits == [0b101, 0b101, 0b10000, 0]
 
 
-def test_offline_format(pack, tmp_path):
-    items = pack.items("dev")
-    ask = [str(i) for i in items.ids if str(i).startswith("dev-a")]
-    doc = {"model": "m", "task": "ask", "responses": ["yes", "no", "No.", "yes"]}
+def _doc(tmp_path, doc, *, pretty=True):
     path = tmp_path / "loki.json"
-    path.write_text(json.dumps(doc, indent=2))
-    ps = validate_predictions(pack, "dev", path)
-    assert ps.covered == [("ask", "image")]
-    assert ps.columns["answer_yesno"][items.index[ask[0]]] == 1
-    doc.pop("task")
-    doc["responses"] = ["yes"] * 3
-    path.write_text(json.dumps(doc))
-    assert "match 0 tasks" in problems_of(pack, path).items[0].message
+    path.write_text(json.dumps(doc, indent=2) if pretty else json.dumps(doc))
+    return path
+
+
+def test_authors_format_is_aligned_by_file_and_index(pack, tmp_path):
+    # responses[k] answers record k of ask.json, whatever the pack's order or split
+    answers = {"dev": ["no", "yes", "no", "yes"], "test": ["yes", "no", "yes", "no"]}
+    responses = [""] * 8
+    for split, idx in ASK_INDEX.items():
+        for i, k in enumerate(idx):
+            responses[k] = answers[split][i]
+    for split in ("dev", "test"):
+        items = pack.items(split)
+        ps = validate_predictions(pack, split, _doc(tmp_path, {
+            "model": "m", "source": "data_json/ask.json", "responses": responses}))
+        assert ps.covered == [("ask", "image")]
+        got = [ps.columns["answer_yesno"][items.index[f"{split}-a{i}"]] for i in range(4)]
+        assert got == [1 if a == "yes" else 0 for a in answers[split]]
+    # no "source": the only file with 8 records, said in a note; one line per document works too
+    ps = validate_predictions(pack, "dev", _doc(tmp_path, {"model": "m", "responses": responses},
+                                                pretty=False))
+    assert ps.covered == [("ask", "image")] and "ask.json" in ps.notes[0]
+
+
+@pytest.mark.parametrize("doc, message", [
+    ({"model": "m", "responses": ["yes"] * 3}, "no authors' file of this pack has 3 records"),
+    ({"model": "m", "source": "ask.json", "responses": ["yes"] * 7},
+     "ask.json has 8 records; this document has 7 responses"),
+    ({"model": "m", "source": "image/ask.json", "responses": ["yes"] * 8},
+     "unknown authors' file 'image/ask.json'"),
+    ({"model": "m", "task": "ask", "responses": ["yes"] * 8}, 'name the authors\' file with "source"'),
+    ({"model": "m", "responses": ["yes"] * 7 + [None]}, "responses must be strings; not at indices [7]"),
+])
+def test_authors_format_that_cannot_be_aligned_is_refused(pack, tmp_path, doc, message):
+    assert message in problems_of(pack, _doc(tmp_path, doc)).items[0].message
+
+
+def test_authors_format_twice_for_one_file_is_refused(pack, tmp_path):
+    doc = json.dumps({"model": "m", "source": "ask.json", "responses": ["yes"] * 8})
+    path = tmp_path / "two.jsonl"
+    path.write_text(doc + "\n" + doc + "\n")
+    assert "a second document for ask.json" in problems_of(pack, path).items[0].message
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,

@@ -47,6 +47,10 @@ class Toy(Benchmark):
         return out
 
 
+#: the authors' file index of item ``<split>-a<i>`` (see ``sources`` in the toy benchmark.yaml)
+ASK_INDEX = {"dev": [5, 3, 7, 1], "test": [0, 2, 4, 6]}
+
+
 def write_toy_pack(root: Path, *, n: int = 20, extra_item: dict | None = None,
                    extra_label: dict | None = None) -> Path:
     """A toy pack: tasks detect (image+video), ask (image), pick (image), arts (image)."""
@@ -64,6 +68,8 @@ def write_toy_pack(root: Path, *, n: int = 20, extra_item: dict | None = None,
     }
     import yaml
 
+    # the "ask" items come from an authors' file of 8 records, in an order unlike the pack's
+    meta["sources"] = {"ask.json": 8}
     (root / "benchmark.yaml").write_text(yaml.safe_dump(meta))
     (root / "description.md").write_text("# Toy\n")
     (root / "agreement.md").write_text("Be nice.\n")
@@ -84,7 +90,8 @@ def write_toy_pack(root: Path, *, n: int = 20, extra_item: dict | None = None,
             items.append({"id": f"{split}-a{i}", "task": "ask", "modality": "image",
                           "question": "Is it AI-generated?", "phrasing": "ask_fake"})
             labels.append({"id": f"{split}-a{i}", "answer": "yes" if i % 2 else "no",
-                           "part": "public"})
+                           "part": "public", "source": "ask.json",
+                           "source_index": ASK_INDEX[split][i]})
             items.append({"id": f"{split}-p{i}", "task": "pick", "modality": "image",
                           "options": {"A": "a", "B": "b", "C": "c", "D": "d", "E": "none"}})
             labels.append({"id": f"{split}-p{i}", "truth_letters": ["A", "C"], "part": "public"})

@@ -133,22 +133,3 @@ def test_validation():
         B.count_metric_cis(tp=1, fp=1, tn=1, fn=1, metrics=["f1"])
     with pytest.raises(ValueError, match="unknown ranking metric"):
         B.bootstrap_ranking_ci(metric="f1", y_true=[True], y_score=[0.1])
-
-
-def test_group_balanced_accuracy_ci_matches_item_resampling():
-    rng = np.random.default_rng(2)
-    group = rng.choice(["animals", "doc", "person"], 500)
-    fake = rng.random(500) < 0.6
-    ok = rng.random(500) < np.where(fake, 0.7, 0.55)
-    ci = B.group_balanced_accuracy_ci(correct=ok, is_fake=fake, group=group)
-    cells = [np.flatnonzero((group == g) & (fake == f)) for g in np.unique(group) for f in (True, False)]
-    r = np.random.default_rng(9)
-    vals = []
-    for _ in range(500):
-        idx = np.concatenate([r.choice(c, c.size) for c in cells])
-        vals.append(C.group_balanced_accuracy(correct=ok[idx], is_fake=fake[idx], group=group[idx]))
-    ref = np.percentile(vals, [2.5, 97.5])
-    point = C.group_balanced_accuracy(correct=ok, is_fake=fake, group=group)
-    assert ci[0] < point < ci[1]
-    assert ci == pytest.approx(tuple(ref), abs=0.015)
-    assert B.group_balanced_accuracy_ci(correct=[1, 0], is_fake=[0, 0], group=["a", "a"]) == (None, None)

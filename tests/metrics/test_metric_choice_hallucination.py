@@ -94,3 +94,24 @@ def test_tcs_pinned_and_tie_break():
     assert ranked[:3] == [c, b, a] and ranked[3] is missing
     with pytest.raises(ValueError, match="mcq_clamped"):
         composite.tridf_tcs(acc_typeb=0.8, f05_a=0.5, f05_b=0.3, acc_tfq=0.7, mcq_clamped=-0.2)
+
+
+def test_mcq_counts_the_options_each_question_lists():
+    """M per question, as the authors' scorers count each question's lettered lines
+    (TriDF ``score_perception_original.score_mc_answer`` at f041a19; TRIDENT
+    ``evaluate_predictions._score_mcq_selection`` at 985d8fb); values derived by hand from them."""
+    from leaderboard.core.benchmarks.tridf_kit import kit_mcq_scores
+
+    correct = np.array([[1, 0, 0, 0, 0], [1, 1, 1, 1, 0]], dtype=bool)
+    offered = np.array([[1, 1, 1, 1, 0], [1, 1, 1, 1, 0]], dtype=bool)
+    picks_ab = np.array([[1, 1, 0, 0, 0], [1, 1, 1, 1, 0]], dtype=bool)
+    assert choice.mcq_scores(selected=picks_ab, correct=correct, offered=offered).tolist() == \
+        pytest.approx([1 - 1 / 3, 1.0])
+    assert choice.mcq_scores(selected=picks_ab, correct=correct).tolist() == \
+        pytest.approx([1 - 1 / 4, 1.0])                     # five options listed: 1 - 1/4
+    with pytest.raises(ValueError, match="does not offer"):
+        choice.mcq_scores(selected=[[1, 0, 0, 0, 1]], correct=correct[:1], offered=offered[:1])
+    # the kit keeps a letter the question does not list, as a wrong pick, over max(M - K, 1)
+    picks_ae = np.array([[1, 0, 0, 0, 1], [1, 1, 1, 1, 1]], dtype=bool)
+    assert kit_mcq_scores(picks_ae, correct, offered).tolist() == pytest.approx([1 - 1 / 3, 0.0])
+    assert kit_mcq_scores(picks_ab, correct, offered).tolist() == pytest.approx([1 - 1 / 3, 1.0])

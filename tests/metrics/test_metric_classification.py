@@ -89,29 +89,3 @@ def test_count_formulas_vectorize():
     tp, fp, tn, fn = np.array([1, 0]), np.array([1, 0]), np.array([2, 3]), np.array([0, 0])
     np.testing.assert_allclose(C.FROM_COUNTS["precision"](tp, fp, tn, fn), [0.5, np.nan])
     np.testing.assert_allclose(C.FROM_COUNTS["normalized_bias_index"](tp, fp, tn, fn), [(2 / 3 - 1) / (5 / 3), np.nan])
-
-
-def test_group_balanced_accuracy_pinned():
-    # group a: fakes correct 1/2, reals 1/1 -> 0.75 (weight 2); b: 1 and 1 -> 1.0 (weight 1)
-    got = C.group_balanced_accuracy(correct=[1, 0, 1, 1, 1], is_fake=[1, 1, 0, 1, 0],
-                                    group=["a", "a", "a", "b", "b"])
-    assert got == pytest.approx((2 * 0.75 + 1.0) / 3)
-
-
-def test_group_balanced_accuracy_edge_groups():
-    # group "r" has no fake items: weight 0, ignored even though its reals are all wrong.
-    base = dict(correct=[1, 1, 0, 0], is_fake=[1, 0, 0, 0], group=["a", "a", "r", "r"])
-    assert C.group_balanced_accuracy(**base) == 1.0
-    # group "f" has only fakes: its fake accuracy alone (0.5), weight 2.
-    got = C.group_balanced_accuracy(correct=[1, 1, 1, 0], is_fake=[1, 0, 1, 1], group=["a", "a", "f", "f"])
-    assert got == pytest.approx((1 * 1.0 + 2 * 0.5) / 3)
-    assert math.isnan(C.group_balanced_accuracy(correct=[1], is_fake=[0], group=["x"]))
-    assert math.isnan(C.group_balanced_accuracy(correct=[], is_fake=[], group=[]))
-
-
-def test_group_balanced_accuracy_single_group_equals_balanced_accuracy():
-    rng = np.random.default_rng(3)
-    t = rng.random(200) < 0.4
-    p = rng.random(200) < 0.5
-    got = C.group_balanced_accuracy(correct=t == p, is_fake=t, group=np.zeros(200, dtype=int))
-    assert got == pytest.approx(C.balanced_accuracy(y_true=t, y_pred=p))

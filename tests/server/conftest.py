@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import threading
 import uuid
 from pathlib import Path
 
@@ -216,3 +217,17 @@ def redis_url():
 
     with clean_redis_db(REDIS_TEST_URL) as url:
         yield url
+
+
+@pytest.fixture
+def live_server(app):
+    """The app served by werkzeug in a thread (jobs inline); yields its base URL."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(10)
+    server.server_close()

@@ -1,24 +1,10 @@
 """The CLI client against a live server (werkzeug in a thread, jobs inline)."""
 from __future__ import annotations
 
-import threading
-
 import pytest
 from click.testing import CliRunner
-from werkzeug.serving import make_server
 
 from leaderboard import client as lbclient
-
-
-@pytest.fixture
-def live_server(app):
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(10)
-    server.server_close()
 
 
 @pytest.fixture
@@ -34,6 +20,8 @@ def test_client_submit_scored_and_failed(live_server, auth, imported, baseline_f
         "--token", token, "--quiet", str(baseline_files["dev"])])
     assert res.exit_code == 0, res.output
     assert "scored: " in res.output
+    # issue 12: the headline score follows, with its interval and n
+    assert "AI-generated image detection: TPR(5)" in res.output and "(n=" in res.output, res.output
 
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(b'{"id": "zzz", "score": 3}\n')
@@ -52,3 +40,9 @@ def test_client_submit_scored_and_failed(live_server, auth, imported, baseline_f
         "submit", "--benchmark", "syncred", "--split", "dev", "--server", live_server,
         "--token", "lb_revoked", "--quiet", str(bad)])
     assert res.exit_code == 2 and "unauthorized" in res.output
+
+
+def test_client_help_documents_its_environment():
+    res = CliRunner().invoke(lbclient.main, ["submit", "--help"])
+    assert res.exit_code == 0
+    assert "LB_SERVER" in res.output and "LB_TOKEN" in res.output and "Exit codes" in res.output

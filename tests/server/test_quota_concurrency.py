@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 from leaderboard.server.models import QuotaUsage, Submission
 
 
-def test_concurrent_uploads_take_exactly_the_quota(app, auth, imported, session):
+def test_concurrent_uploads_take_exactly_the_quota(app, auth, imported, session, baseline_files):
     app.config["DAILY_QUOTA"] = 3
     token = auth.member()
     n = 10
@@ -17,12 +17,14 @@ def test_concurrent_uploads_take_exactly_the_quota(app, auth, imported, session)
     codes: list[int] = []
     lock = threading.Lock()
 
+    valid = baseline_files["dev"].read_bytes()  # invalid files would be refunded (issue 12)
+
     def worker():
         client = app.test_client()
         barrier.wait()
         resp = client.post("/api/v1/submissions", data={
             "benchmark": "syncred", "split": "dev", "method_name": "race",
-            "file": (io.BytesIO(b'{"id": "x"}\n'), "p.jsonl")},
+            "file": (io.BytesIO(valid), "p.jsonl")},
             headers={"Authorization": f"Bearer {token}"})
         with lock:
             codes.append(resp.status_code)

@@ -57,7 +57,7 @@ def test_invalid_file_fails_with_line_and_field(client, auth, imported, baseline
     assert body["failure_reason"].startswith("invalid predictions file")
     text = "\n".join(body["failure_lines"])
     assert "line 3" in text and "line 5" in text
-    assert body["counts_toward_quota"] is True
+    assert body["counts_toward_quota"] is False  # only scored work counts (issue 12)
     # the page shows the same lines
     page = client.get("/submissions/mine").get_data(as_text=True)
     assert "line 5" in page
@@ -116,17 +116,55 @@ def test_garbage_bytes_never_500(client, auth, imported):
         assert body["status"] == "failed" and body["failure_lines"], body
 
 
-def test_quota_counts_invalid_files_and_reports_reset(client, auth, imported, app, session):
+def test_quota_counts_only_scored_work(client, auth, imported, app, session, baseline_files):
+    """Issue 12: three invalid uploads, then a valid one, with a quota of 3: the valid one is
+    accepted and scored, and only it is counted."""
+    app.config["DAILY_QUOTA"] = 3
+    token = auth.member()
+    for _ in range(3):
+        resp = _post(client, token, b"bad\n")
+        assert resp.status_code == 202
+        assert client.get(resp.json["status_url"]).json["status"] == "failed"
+    resp = _post(client, token, baseline_files["dev"].read_bytes())
+    assert resp.status_code == 202, resp.json
+    assert client.get(resp.json["status_url"]).json["status"] == "scored"
+    assert session.scalar(select(QuotaUsage.count)) == 1
+    counted = session.scalars(select(Submission.counts_toward_quota)
+                              .order_by(Submission.id)).all()
+    assert counted == [False, False, False, True]
+
+
+def test_quota_exhausted_by_scored_work_reports_reset(client, auth, imported, app, session,
+                                                      baseline_files):
     app.config["DAILY_QUOTA"] = 2
     token = auth.member()
-    assert _post(client, token, b"bad\n").status_code == 202
-    assert _post(client, token, b"bad\n").status_code == 202
-    resp = _post(client, token, b"bad\n")
+    good = baseline_files["dev"].read_bytes()
+    assert _post(client, token, good).status_code == 202
+    assert _post(client, token, good).status_code == 202
+    resp = _post(client, token, good)
     assert resp.status_code == 429
     assert resp.json["quota"]["left"] == 0 and resp.json["quota"]["limit"] == 2
     assert "resets at" in resp.json["message"]
     assert session.scalar(select(func.count()).select_from(Submission)) == 2
     assert session.scalar(select(QuotaUsage.count)) == 2
+
+
+def test_utf8_bom_is_accepted(client, auth, imported, baseline_files):
+    token = auth.member()
+    resp = _post(client, token, b"\xef\xbb\xbf" + baseline_files["dev"].read_bytes())
+    assert resp.status_code == 202
+    assert client.get(resp.json["status_url"]).json["status"] == "scored"
+
+
+def test_file_for_the_other_split_is_named(client, auth, imported, baseline_files):
+    """Ids of another split (or benchmark) lead the failure with one line saying whose they
+    are, before the list of unknown ids."""
+    token = auth.member()
+    resp = _post(client, token, baseline_files["test"].read_bytes(), split="dev")
+    body = client.get(resp.json["status_url"], headers={"Authorization": f"Bearer {token}"}).json
+    assert body["status"] == "failed"
+    first = body["failure_lines"][0]
+    assert "belong to the test split" in first and "rows have ids that are not in" in first, first
 
 
 def test_needs_team_and_token(client, auth, imported):

@@ -1,29 +1,26 @@
 """LOKI (Ye et al., ICLR 2025): synthetic-data detection by large multimodal models.
 
 Tasks (LOKI 3.3): ``judgment`` (yes/no, every sample asked twice: ``ask_fake`` "is it
-AI-generated?" and ``ask_real`` "is it real?"), ``multiple_choice`` (pick the AI-generated or the
-real one of a same-domain pair), ``abnormal_selection`` (single-answer choice of the inconsistent
-detail, video and image) and ``explanation`` (open "why is it AI-generated?", rated by a judge
-against the human annotation, video, image and 3D).
+AI-generated?" and ``ask_real`` "is it real?"; 3D as multi-view renders, the paper's main input),
+``point_cloud_judgment`` (the same questions on 3D point clouds, an input the paper reports in its
+supplement; the authors' ``3D/point_true_or_false.json``), ``multiple_choice`` (pick the
+AI-generated or the real one of a same-domain pair), ``abnormal_selection`` (single-answer choice
+of the inconsistent detail) and ``explanation`` (open "why is it AI-generated?", rated by a judge
+against the human annotation).
 
-Metrics (LOKI 4.1 and C.2, Tables 2-5):
+Free text is read with the authors' own parsers, rule for rule (`leaderboard.core.extract`:
+``loki_yes_no`` = their ``parse_true_or_false`` + ``eval_open``, ``loki_choice`` = their
+``parse_multi_choice_response``; opendatalab/LOKI ``lm_evaluate/tasks/loki.py`` at 251b4f6).
+Closed-form metrics (accuracy, the authors' balanced aggregate, NBI, unparsable) are in
+`loki_closed`; the explanation score here.
 
-- ``accuracy``: correct / total; the headline (the paper's "average accuracy"). An unparsable
-  answer is wrong.
-- ``balanced_accuracy``: the authors' released code: per subcategory (acc on fake + acc on real)/2,
-  averaged weighted by the number of fake items (`group_balanced_accuracy`). For multiple choice the
-  two "classes" are the two phrasings (pick the AI-generated one / pick the real one).
-- ``nbi``: Normalized Bias Index (R_real - R_fake)/(R_real + R_fake) from judgment, positive =
-  biased toward "real"; ``abs_nbi`` its magnitude; ``real_recall`` and ``fake_recall`` its parts.
 - ``explanation_score``: the judge's total, 0-100, and one ``crit_<name>`` record per rubric
   criterion on the criterion's own scale (`leaderboard.judges.rubric.CRITERIA`).
-- ``unparsable``: fraction (n = count) of rows whose free-text answer could not be read.
 
 Slices: ``{}`` is every covered modality, audio included; ``{"scope": "without_audio"}`` is the
 paper's "Overall" column (video, image, 3D and text; emitted only when all four are covered), as
 is ``{"difficulty": d}`` (Table 4). Every other breakdown carries ``modality``: subcategory,
-phrasing, difficulty, generator (``fake_recall`` over that generator's fakes), text language and
-length.
+phrasing, difficulty, generator, text language and length.
 """
 from __future__ import annotations
 
@@ -38,17 +35,15 @@ from leaderboard.core.benchmarks.base import (
     ScoringContext,
     register,
 )
-from leaderboard.core.benchmarks.common import proportion as _proportion
-from leaderboard.core.metrics import bootstrap, classification
+from leaderboard.core.benchmarks.loki_closed import JUDGMENT_TASKS, MODALITIES, score_closed
+from leaderboard.core.metrics import bootstrap
 from leaderboard.core.records import MetricRecord
 from leaderboard.judges import rubric
 
-MODALITIES = ("video", "image", "3d", "text", "audio")
-PAPER_OVERALL = ("video", "image", "3d", "text")  # the paper's Overall excludes audio (Table 2)
 PHRASINGS = ("ask_fake", "ask_real")
 DIFFICULTIES = ("easy", "medium", "hard")
 CRITERIA_NAMES = tuple(dict.fromkeys(c for crit in rubric.CRITERIA.values() for c in crit))
-_SCOPE = {"scope": "without_audio"}
+_ASKED_BOTH_WAYS = (*JUDGMENT_TASKS, "multiple_choice")
 
 
 def _criterion_spec(name: str) -> MetricSpec:
@@ -61,23 +56,26 @@ def _criterion_spec(name: str) -> MetricSpec:
 class Loki(Benchmark):
     key = "loki"
     title = "LOKI"
-    kinds = {"judgment": "yesno", "multiple_choice": "choice", "abnormal_selection": "choice",
-             "explanation": "explanation"}
+    kinds = {"judgment": "yesno", "point_cloud_judgment": "yesno", "multiple_choice": "choice",
+             "abnormal_selection": "choice", "explanation": "explanation"}
     item_fields = {
-        "phrasing": Field("category", ("judgment", "multiple_choice"), PHRASINGS,
+        "phrasing": Field("category", _ASKED_BOTH_WAYS, PHRASINGS,
                           "ask_fake: asks for the AI-generated one; ask_real: for the real one"),
         "language": Field("category", (), ("en", "zh"), "text items: language"),
         "length": Field("category", (), ("short", "medium", "long"), "text items: length bin"),
     }
     label_fields = {
-        "answer": Field("category", ("judgment", "multiple_choice", "abnormal_selection"),
+        "answer": Field("category", (*_ASKED_BOTH_WAYS, "abnormal_selection"),
                         description='"yes"/"no" (judgment) or the option letter'),
-        "truth": Field("category", ("judgment",), ("fake", "real"),
+        "truth": Field("category", JUDGMENT_TASKS, ("fake", "real"),
                        "judgment: whether the sample is AI-generated"),
-        "subcategory": Field("category", ("judgment", "multiple_choice"),
+        "subcategory": Field("category",
                              description="image domain, video/3D generator family, text "
-                                         "domain, audio kind (for video/3D a real sample "
-                                         "carries the subcategory of the fake it is paired with)"),
+                                         "domain, audio kind (a real video carries the "
+                                         "subcategory of the fake it is paired with; LOKI's 3D "
+                                         "reals are paired with no generator and carry none)"),
+        "authors_type": Field("category", description="the key the authors' aggregate_results "
+                              "groups a row by (read from its question_type)"),
         "generator": Field("category", description="generator of a fake sample"),
         "difficulty": Field("category", (), DIFFICULTIES,
                             "human-rated difficulty (LOKI 3.3); hidden because human errors "
@@ -86,11 +84,14 @@ class Loki(Benchmark):
     }
     metrics = {
         "accuracy": MetricSpec("Accuracy", True, description="Correct answers / questions "
-                               "(the paper's headline); unparsable answers are wrong."),
+                               "(the paper's headline), answers read with the authors' parsers; "
+                               "a multiple-choice answer their parser cannot read counts "
+                               "1/#options, the expected value of their random pick."),
         "balanced_accuracy": MetricSpec(
             "Balanced accuracy (authors' code)", True,
-            description="Per subcategory (acc on fake + acc on real)/2, averaged weighted by the "
-                        "number of fake items, as in the authors' released code."),
+            description="The authors' aggregate_results: per type (acc on fake + acc on real)/2, "
+                        "averaged weighted by the number of fake items; in a file whose reals "
+                        "share one type (3D) every type uses that one real accuracy."),
         "nbi": MetricSpec("NBI", False, "signed", -1.0, 1.0,
                           "Normalized Bias Index (R_real - R_fake)/(R_real + R_fake); 0 is "
                           "unbiased, positive leans to 'real'. Ranked by |NBI| (abs_nbi)."),
@@ -100,15 +101,19 @@ class Loki(Benchmark):
                                   description="R_generated of the NBI; per generator: the "
                                               "share of its fakes recognized."),
         "unparsable": MetricSpec("Unparsable answers", False,
-                                 description="Fraction of rows whose response could not be read"),
+                                 description="Fraction of rows whose response the authors' "
+                                             "parser could not read (n = their number)"),
         "explanation_score": MetricSpec("Explanation score", True, "num", 0.0, 100.0,
                                         "Judge's rubric total normalized to 0-100 (LOKI C.2)."),
         **{f"crit_{c}": _criterion_spec(c) for c in CRITERIA_NAMES},
     }
-    accepts_offline_format = True  # the authors' {"model", "responses": [...]} files (C.1)
+    #: the authors' {"model", "responses": [...]} files, aligned by file and index
+    #: (`leaderboard.core.authors_format`)
+    accepts_offline_format = True
 
     def extract(self, kind: str, text, options):
-        """LOKI's answer rules (`leaderboard.core.extract`): yes/no, or an option letter."""
+        """The authors' parsers (`leaderboard.core.extract`): yes/no, or an option letter
+        (`NOT_AN_OPTION` for their option-text answers, None where they would pick at random)."""
         if kind == "yesno":
             return ex.loki_yes_no(text)
         if kind == "choice":
@@ -123,141 +128,7 @@ class Loki(Benchmark):
             return _score_explanation(block, ctx)
         if task not in self.kinds:
             raise ValueError(f"LOKI has no task {task!r}; tasks: {sorted(self.kinds)}")
-        return _score_closed(block, ctx)
-
-
-# -- closed-form tasks: judgment, multiple choice, abnormal detail selection --
-
-def _correct(block: Block) -> np.ndarray:
-    """Row-wise correctness; an unparsable (or missing) answer is wrong."""
-    truth = block.truth["answer"]
-    ans = block.pred["answer"]
-    if block.task.kind == "yesno":
-        said = np.where(ans == 1, "yes", np.where(ans == 0, "no", ""))
-        return (said == truth) & (ans >= 0)
-    return (ans == truth) & (ans != "")
-
-
-def _is_fake(block: Block) -> np.ndarray:
-    """The "fake" class of each row for the balanced accuracy and the NBI.
-
-    Judgment: the sample is AI-generated. Multiple choice: the question asks for the AI-generated
-    option (the phrasing plays the role of the class). Selection: every sample is a fake.
-    """
-    if block.task.key == "judgment":
-        return block.truth["truth"] == "fake"
-    if block.task.key == "multiple_choice":
-        return block.item["phrasing"] == "ask_fake"
-    return np.ones(len(block), dtype=bool)
-
-
-def _balanced(task: str, slc: dict, ok, fake, group, ctx: ScoringContext) -> MetricRecord:
-    """The authors' subcategory-balanced accuracy with a CI stratified by (subcategory, class)."""
-    value = classification.group_balanced_accuracy(correct=ok, is_fake=fake, group=group)
-    low = high = None
-    if ok.size >= bootstrap.MIN_N and not np.isnan(value):
-        _, codes = np.unique(group, return_inverse=True)
-        cells = codes.ravel() * 2 + fake.astype(int)
-        n_cell = np.bincount(cells, minlength=2 * (codes.max() + 1))
-        k_cell = np.bincount(cells, weights=ok, minlength=n_cell.size).astype(np.int64)
-        draws = bootstrap.binomial_draws(n=n_cell, k=k_cell, n_resamples=ctx.n_resamples,
-                                         seed=ctx.seed).reshape(ctx.n_resamples, -1, 2)
-        n_cell = n_cell.reshape(-1, 2)
-        acc = np.divide(draws, n_cell, out=np.full(draws.shape, np.nan), where=n_cell > 0)
-        per_group = np.where(n_cell[:, 0] > 0, acc.mean(axis=2), acc[:, :, 1])
-        weight = n_cell[:, 1].astype(float)
-        used = weight > 0
-        samples = (per_group[:, used] * weight[used]).sum(axis=1) / weight[used].sum()
-        low, high = bootstrap.percentile_ci(samples)
-    return MetricRecord(task, "balanced_accuracy", slc, value, low, high, int(ok.size))
-
-
-def _bias(task: str, slc: dict, ok, fake, ctx: ScoringContext) -> list[MetricRecord]:
-    """NBI and its two recalls (LOKI C.2), CIs from the class-stratified count bootstrap."""
-    said_fake = np.where(ok, fake, ~fake)
-    c = classification.binary_counts(y_true=fake, y_pred=said_fake)
-    names = {"nbi": "normalized_bias_index", "real_recall": "real_accuracy",
-             "fake_recall": "recall"}
-    cis = bootstrap.count_metric_cis(tp=c.tp, fp=c.fp, tn=c.tn, fn=c.fn,
-                                     metrics=tuple(names.values()),
-                                     n_resamples=ctx.n_resamples, seed=ctx.seed)
-    out = []
-    for metric, name in names.items():
-        value = classification.FROM_COUNTS[name](c.tp, c.fp, c.tn, c.fn)
-        out.append(MetricRecord(task, metric, slc, value, *cis[name], n=int(ok.size)))
-    nbi = out[0].value
-    out.append(MetricRecord(task, "abs_nbi", slc, None if nbi is None else abs(nbi),
-                            n=int(ok.size)))
-    return out
-
-
-def _summary(task: str, slc: dict, mask, ok, fake, group, ctx, *, full: bool
-             ) -> list[MetricRecord]:
-    """Accuracy (+ balanced accuracy and, for judgment, the NBI when ``full``) on ``mask``."""
-    if not mask.any():
-        return []
-    out = [_proportion(task, "accuracy", slc, ok[mask], ctx)]
-    if full and task in ("judgment", "multiple_choice"):
-        out.append(_balanced(task, slc, ok[mask], fake[mask], group[mask], ctx))
-    if full and task == "judgment":
-        out.extend(_bias(task, slc, ok[mask], fake[mask], ctx))
-    return out
-
-
-def _score_closed(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
-    task = block.task.key
-    ok, fake = _correct(block), _is_fake(block)
-    modality = block.item["modality"].astype(str)
-    group = block.col("subcategory") if block.has("subcategory") else modality
-    group = np.char.add(np.char.add(modality, "/"), group.astype(str))
-    every = np.ones(len(block), dtype=bool)
-    out = _summary(task, {}, every, ok, fake, group, ctx, full=True)
-    present = set(modality.tolist())
-    without_audio = modality != "audio"
-    if set(PAPER_OVERALL) <= present:
-        out += _summary(task, _SCOPE, without_audio, ok, fake, group, ctx, full=True)
-    has_difficulty = block.has("difficulty")
-    for m in MODALITIES:
-        in_m = modality == m
-        if not in_m.any():
-            continue
-        base = {"modality": m}
-        out += _summary(task, base, in_m, ok, fake, group, ctx, full=True)
-        axes = ["subcategory", "difficulty", "language", "length"]
-        if task in ("judgment", "multiple_choice"):
-            axes.append("phrasing")
-        for axis in axes:
-            if not block.has(axis):
-                continue
-            col = block.col(axis).astype(str)
-            for v in sorted(set(col[in_m].tolist()) - {""}):
-                out += _summary(task, {**base, axis: v}, in_m & (col == v), ok, fake, group,
-                                ctx, full=axis == "subcategory")
-        if block.has("generator"):
-            gen = block.col("generator").astype(str)
-            for g in sorted(set(gen[in_m & fake].tolist()) - {""}):
-                sel = in_m & fake & (gen == g)
-                out.append(_proportion(task, "fake_recall" if task == "judgment" else "accuracy",
-                                       {**base, "generator": g}, ok[sel], ctx))
-    if has_difficulty and set(PAPER_OVERALL) <= present:
-        diff = block.col("difficulty").astype(str)
-        for d in DIFFICULTIES:
-            sel = without_audio & (diff == d)
-            if sel.any():
-                out.append(_proportion(task, "accuracy", {"difficulty": d}, ok[sel], ctx))
-    out += _unparsable(block, modality)
-    return out
-
-
-def _unparsable(block: Block, modality: np.ndarray) -> list[MetricRecord]:
-    ans = block.pred["answer"]
-    bad = (ans < 0) if block.task.kind == "yesno" else (ans == "")
-    out = [MetricRecord(block.task.key, "unparsable", {}, bad.mean(), n=int(bad.sum()))]
-    for m in sorted(set(modality.tolist())):
-        sel = modality == m
-        out.append(MetricRecord(block.task.key, "unparsable", {"modality": m},
-                                bad[sel].mean(), n=int(bad[sel].sum())))
-    return out
+        return score_closed(block, ctx)
 
 
 # -- abnormal explanation (judge) --

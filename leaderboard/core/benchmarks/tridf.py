@@ -6,20 +6,26 @@ options are correct", fakes only), ``oeq_a`` (told the sample is fake: list the 
 samples). Perception = TFQ, MCQ, OEQ A; Detection = OEQ B accuracy; Hallucination = CHAIR, Hal and
 F0.5 of both OEQ types.
 
-Metrics:
+Every official column reproduces the authors' code (j1anglin/TriDF at f041a19,
+``3_Benchmark/inference/``; docs/fidelity.md lists each function):
 
-- ``accuracy``: TFQ correct / total (unparsable = wrong); OEQ B detection accuracy over real and
-  fake samples, the decision from ``label`` when given, else the response's "Likely ..." line
-  (`tridf_authenticity`), else wrong.
-- ``mcq_score``: mean of |S ∩ C|/K - |S \\ C|/(M - K) (the paper: unclamped, the headline);
-  ``mcq_score_clamped``: each question clamped at 0 (the authors' challenge).
-- ``cover``, ``chair``, ``hal``, ``f05``: TriDF 3.4 per sample, means over samples with annotated
-  artifacts (`leaderboard.core.metrics.hallucination`). Rows that give ``artifacts`` are self-mapped
-  (``judge="self-mapped"``); otherwise ``ctx.judge`` maps the response onto the taxonomy keys of
-  the item's modality, and the records carry the judge's identity (also when some rows were
-  self-mapped). Per artifact type, R and Y are both restricted to that type's artifacts.
-- ``tcs``, ``s_det``, ``s_hal``, ``s_perc`` (0-100): the authors' challenge composite per modality,
-  from `composite` once all four tasks are scored (task key ``"composite"``).
+- ``accuracy``: TFQ correct / total, free text read by ``normalize_tf_answer``
+  (`tridf_readers.tf_answer`; unparsable = wrong, as ``score_perception_original.py`` scores it);
+  OEQ B detection accuracy over real and fake samples, the decision from ``label`` when given,
+  else ``get_prediction`` of ``eval_accuracy.py`` (`tridf_readers.detection`), else wrong (the
+  authors' default strict mode).
+- ``mcq_score``: mean of |S ∩ C|/K - |S \\ C|/(M - K) (``score_mc_answer``, unclamped: the
+  headline), letters read by ``normalize_mc_answer`` (`tridf_readers.mc_letters`);
+  ``mcq_score_clamped``: each question clamped at 0.
+- ``cover``, ``chair``, ``hal``, ``f05`` (``cal_score.py``): per sample, over the artifacts that
+  are columns of the sample's ground-truth CSV (label ``artifact_columns``; all 27 when a pack
+  does not say), means over samples with annotated artifacts; type B CHAIR is 1 when a fake is
+  called authentic. Rows that give ``artifacts`` are self-mapped (``judge="self-mapped"``);
+  otherwise ``ctx.judge`` maps the response onto the taxonomy keys of the item's modality, and the
+  records carry the judge's identity. Per artifact type, R and Y are both restricted to that
+  type's artifacts.
+- ``trident_*`` and the composite ``tcs``, ``s_det``, ``s_hal``, ``s_perc`` (0-100): the TRIDENT
+  challenge kit's readings and scores (`leaderboard.core.benchmarks.tridf_kit`).
 
 Breakdowns (all carry ``modality``): question category (semantic / quality / location, Table 2),
 artifact type, deepfake task, generator, artifact and location.
@@ -28,7 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from leaderboard.core import extract as ex
+from leaderboard.core import tridf_readers as rd
+from leaderboard.core.benchmarks import tridf_kit as kit
 from leaderboard.core.benchmarks.base import (
     Benchmark,
     Block,
@@ -37,18 +44,19 @@ from leaderboard.core.benchmarks.base import (
     ScoringContext,
     register,
 )
+from leaderboard.core.benchmarks.common import mean as _mean
 from leaderboard.core.benchmarks.common import proportion as _proportion
-from leaderboard.core.metrics import bootstrap, choice, hallucination
-from leaderboard.core.metrics.composite import tridf_tcs
+from leaderboard.core.metrics import choice, hallucination
 from leaderboard.core.records import MetricRecord
 from leaderboard.core.taxonomy import ARTIFACT_KEYS, ARTIFACT_TYPES, TRIDF_ARTIFACTS, artifacts_for
 
-MODALITIES = ("image", "video", "audio")
+MODALITIES = kit.MODALITIES
 CATEGORIES = ("semantic", "quality", "location")
-COMPOSITE_TASK = "composite"
-SELF_MAPPED = "self-mapped"
+COMPOSITE_TASK = kit.COMPOSITE_TASK
+SELF_MAPPED = kit.SELF_MAPPED
 _TYPE_COLS = {t: np.array([a.type == t for a in TRIDF_ARTIFACTS]) for t in ARTIFACT_TYPES}
 _OEQ_METRICS = ("cover", "chair", "hal", "f05")
+_KIT = "TRIDENT challenge kit: "
 
 
 @register
@@ -57,6 +65,7 @@ class TriDF(Benchmark):
     title = "TriDF"
     kinds = {"tfq": "yesno", "mcq": "multiselect", "oeq_a": "artifacts", "oeq_b": "artifacts"}
     artifact_keys = ARTIFACT_KEYS
+    keeps_text = ("response",)  # the kit reads the same free text its own way (tridf_kit)
     item_fields = {
         "question_type": Field("category", ("tfq", "mcq"), ("artifact", "location"),
                                "what the question probes (TriDF 3.3)"),
@@ -71,38 +80,60 @@ class TriDF(Benchmark):
         "label": Field("category", ("oeq_b",), ("fake", "real"), "OEQ B: the sample's truth"),
         "artifacts": Field("tags", ("oeq_a", "oeq_b"), ARTIFACT_KEYS,
                            "annotated artifacts (OEQ); MCQ: the correct artifacts"),
+        "artifact_columns": Field("tags", (), ARTIFACT_KEYS,
+                                  "OEQ: the artifacts that are columns of the sample's "
+                                  "ground-truth CSV (the only ones the authors' code counts)"),
         "deepfake_task": Field("category", description="one of the 16 DeepFake tasks"),
         "generator": Field("category", description="the model that made the fake"),
     }
     metrics = {
         "accuracy": MetricSpec("Accuracy", True, description="TFQ accuracy; OEQ B detection "
-                               "accuracy over real and fake samples."),
+                               "accuracy over real and fake samples (the authors' readers)."),
         "mcq_score": MetricSpec("MCQ score", True, "num", -1.0, 1.0,
                                 "Mean of |S∩C|/K - |S\\C|/(M-K) (unclamped, as in the paper)."),
         "mcq_score_clamped": MetricSpec("MCQ score (clamped)", True, "num", 0.0, 1.0,
-                                        "Per-question score clamped at 0 (authors' challenge)."),
+                                        "Per-question score clamped at 0."),
         "cover": MetricSpec("Cover", True, "num", description="|R∩Y|/|Y|"),
         "chair": MetricSpec("CHAIR", False, "num", description="1 - |R∩Y|/|R|; 1 if R is "
-                            "empty or a fake is called authentic"),
+                            "empty or (type B) a fake is called authentic"),
         "hal": MetricSpec("Hal", False, "num", description="share of responses with CHAIR > 0"),
         "f05": MetricSpec("F0.5", True, "num", description="F-beta (beta=0.5) of 1-CHAIR and "
                           "Cover"),
         "unparsable": MetricSpec("Unparsable answers", False,
                                  description="Fraction of rows whose response could not be read"),
+        "trident_accuracy": MetricSpec("Accuracy (TRIDENT kit)", True,
+                                       description=_KIT + "TFQ reads only true/false; type B "
+                                       "reads the first non-empty line."),
+        "trident_mcq_score": MetricSpec("MCQ score (TRIDENT kit)", True, "num", 0.0, 1.0,
+                                        _KIT + "letters A-E in the first three lines, clamped."),
+        "trident_chair": MetricSpec("CHAIR (TRIDENT kit)", False, "num",
+                                    description=_KIT + "type B CHAIR without the penalty for "
+                                    "a fake called authentic."),
+        "trident_hal": MetricSpec("Hal (TRIDENT kit)", False, "num",
+                                  description=_KIT + "type B Hal without that penalty."),
+        "trident_f05": MetricSpec("F0.5 (TRIDENT kit)", True, "num",
+                                  description=_KIT + "type B F0.5 without that penalty."),
         "tcs": MetricSpec("TCS", True, "num", 0.0, 100.0,
-                          "0.4 S_Det + 0.3 S_Hal + 0.3 S_Perc (authors' challenge)"),
-        "s_det": MetricSpec("S_Det", True, "num", 0.0, 100.0, "100 x OEQ B accuracy"),
-        "s_hal": MetricSpec("S_Hal", True, "num", 0.0, 100.0, "100 x (F0.5_A + F0.5_B)/2"),
+                          "0.4 S_Det + 0.3 S_Hal + 0.3 S_Perc (TRIDENT kit)"),
+        "s_det": MetricSpec("S_Det", True, "num", 0.0, 100.0, "100 x type B accuracy (kit)"),
+        "s_hal": MetricSpec("S_Hal", True, "num", 0.0, 100.0,
+                            "100 x (F0.5_A + F0.5_B kit)/2"),
         "s_perc": MetricSpec("S_Perc", True, "num", 0.0, 100.0,
-                             "100 x (0.5 ACC_TFQ + 0.5 MCQ_clamped)"),
+                             "100 x (0.5 TFQ accuracy + 0.5 MCQ score), both as the kit reads"),
     }
 
     def extract(self, kind: str, text, options):
-        """TriDF's answer rules (`leaderboard.core.extract`): yes/no from the first line, letters."""
+        """The TriDF authors' readers (`leaderboard.core.tridf_readers`).
+
+        TFQ: "yes"/"no"/None by ``normalize_tf_answer``; MCQ: the letters ``normalize_mc_answer``
+        selects among the item's options, None when it selects none (scored 0, as theirs).
+        """
         if kind == "yesno":
-            return ex.tridf_true_false(text)
+            v = rd.tf_answer(text)
+            return None if v is None else ("yes" if v else "no")
         if kind == "multiselect":
-            return ex.tridf_letters(text)
+            letters = "".join(sorted(options)) if options else rd.LETTERS
+            return rd.mc_letters(text, letters) or None
         raise ValueError(f"TriDF has no free-text extraction for kind {kind!r}")
 
     def score_block(self, block: Block, ctx: ScoringContext) -> list[MetricRecord]:
@@ -119,30 +150,8 @@ class TriDF(Benchmark):
 
     def composite(self, records: list[MetricRecord], ctx: ScoringContext | None = None
                   ) -> list[MetricRecord]:
-        """The challenge composite (TCS) per modality, from the records of every task.
-
-        Emitted for a modality only when TFQ accuracy, clamped MCQ score, OEQ A F0.5 and OEQ B
-        F0.5 and accuracy all exist for it; the judge is that of the F0.5 records (both joined
-        with " + " when the two OEQ types were mapped differently).
-        """
-        have = {(r.task, r.metric, r.slice.get("modality")): r for r in records
-                if set(r.slice) == {"modality"} and r.value is not None}
-        out = []
-        for m in MODALITIES:
-            parts = [have.get(k) for k in (("tfq", "accuracy", m), ("mcq", "mcq_score_clamped", m),
-                                           ("oeq_a", "f05", m), ("oeq_b", "f05", m),
-                                           ("oeq_b", "accuracy", m))]
-            if any(p is None for p in parts):
-                continue
-            tfq, mcq, fa, fb, det = parts
-            s = tridf_tcs(acc_typeb=det.value, f05_a=fa.value, f05_b=fb.value,
-                          acc_tfq=tfq.value, mcq_clamped=mcq.value)
-            judge = " + ".join(sorted({fa.judge or SELF_MAPPED, fb.judge or SELF_MAPPED}))
-            n = sum(p.n for p in parts[:4]) + det.n
-            for metric in ("tcs", "s_det", "s_hal", "s_perc"):
-                out.append(MetricRecord(COMPOSITE_TASK, metric, {"modality": m},
-                                        getattr(s, metric), n=n, judge=judge))
-        return out
+        """The TRIDENT challenge composite (TCS) per modality (`tridf_kit.composite`)."""
+        return kit.composite(records)
 
 
 # -- shared helpers --
@@ -152,15 +161,6 @@ def _pred(block: Block, name: str, dtype, fill) -> np.ndarray:
     if name in block.pred:
         return block.pred[name]
     return np.full(len(block), fill, dtype=dtype)
-
-
-def _mean(task, metric, slc, values, ctx, judge=None) -> MetricRecord | None:
-    values = values[~np.isnan(values)]
-    if values.size == 0:
-        return None
-    low, high = bootstrap.bootstrap_mean_ci(values, n_resamples=ctx.n_resamples, seed=ctx.seed)
-    return MetricRecord(task, metric, slc, float(values.mean()), low, high, int(values.size),
-                        judge)
 
 
 def _category(block: Block) -> np.ndarray:
@@ -212,11 +212,11 @@ def _score_tfq(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
     ok = (ans == truth) & (ans >= 0)
     out = [_proportion("tfq", "accuracy", slc, ok[mask], ctx)
            for slc, mask in _slices(block, per_artifact=True)]
-    return out + _unparsable(block, ans < 0)
+    return out + kit.tfq_records(block, truth, ctx) + _unparsable(block, ans < 0)
 
 
 def _correct_matrix(block: Block) -> np.ndarray:
-    letters = list(block.task_letters or "ABCDE")
+    letters = list(block.task_letters or rd.LETTERS)
     index = {c: j for j, c in enumerate(letters)}
     correct = np.zeros((len(block), len(letters)), dtype=bool)
     for i, answer in enumerate(block.truth["answer"]):
@@ -225,11 +225,21 @@ def _correct_matrix(block: Block) -> np.ndarray:
     return correct
 
 
+def offered_matrix(block: Block) -> np.ndarray:
+    """Which of the task's letters each question lists (its ``options``; all when absent)."""
+    letters = list(block.task_letters or rd.LETTERS)
+    if not block.has("options"):
+        return np.ones((len(block), len(letters)), dtype=bool)
+    options = block.item["options"]
+    return np.array([[c in (opts or letters) for c in letters] for opts in options], dtype=bool)
+
+
 def _score_mcq(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
     correct = _correct_matrix(block)
+    offered = offered_matrix(block)
     selected = block.pred["selected"]
-    raw = choice.mcq_scores(selected=selected, correct=correct)
-    clamped = choice.mcq_scores(selected=selected, correct=correct, clamp=True)
+    raw = choice.mcq_scores(selected=selected, correct=correct, offered=offered)
+    clamped = choice.mcq_scores(selected=selected, correct=correct, clamp=True, offered=offered)
     out = []
     for slc, mask in _slices(block, per_artifact=False):
         out.append(_mean("mcq", "mcq_score", slc, raw[mask], ctx))
@@ -243,10 +253,23 @@ def _score_mcq(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
                 if mask.any():
                     out.append(_mean("mcq", "mcq_score", {"modality": m, "artifact": key},
                                      raw[mask], ctx))
+    out += kit.mcq_records(block, correct, offered, ctx)
     return [r for r in out if r is not None] + _unparsable(block, ~block.pred["answered"])
 
 
 # -- OEQ type A and type B --
+
+def _counted_columns(block: Block) -> np.ndarray:
+    """Per row, the artifacts the authors' code counts: the columns of the sample's ground-truth
+    CSV (``cal_score.py`` intersects them with the mapped ones); all 27 when a pack (or a row)
+    does not say."""
+    cols = np.ones((len(block), len(ARTIFACT_KEYS)), dtype=bool)
+    if "artifact_columns" in block.truth:
+        given = block.truth["artifact_columns"].astype(bool)
+        known = given.any(axis=1)
+        cols[known] = given[known]
+    return cols
+
 
 def _mapped_artifacts(block: Block, ctx: ScoringContext) -> tuple[np.ndarray, str] | None:
     """R per row and the judge identity; None when a judge is needed and there is none."""
@@ -276,13 +299,13 @@ def _mapped_artifacts(block: Block, ctx: ScoringContext) -> tuple[np.ndarray, st
 
 
 def _decisions(block: Block) -> tuple[np.ndarray, np.ndarray]:
-    """OEQ B: (called fake, decided) per row from ``label``, else the "Likely ..." line."""
+    """OEQ B: (called fake, decided) per row from ``label``, else ``get_prediction``'s reading."""
     label = _pred(block, "label", np.int8, -1)
     responses = _pred(block, "response", object, None)
     called_fake = label == 1
     decided = label >= 0
     for i in np.flatnonzero(~decided):
-        verdict = ex.tridf_authenticity(responses[i])
+        verdict = rd.detection(responses[i]) if isinstance(responses[i], str) else None
         if verdict is not None:
             decided[i], called_fake[i] = True, verdict == "fake"
     return called_fake, decided
@@ -290,7 +313,8 @@ def _decisions(block: Block) -> tuple[np.ndarray, np.ndarray]:
 
 def _score_oeq(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
     task = block.task.key
-    truth = block.truth["artifacts"].astype(bool)
+    counted = _counted_columns(block)
+    truth = block.truth["artifacts"].astype(bool) & counted
     out: list[MetricRecord | None] = []
     called_authentic = None
     slices = _slices(block, per_artifact=False)
@@ -307,8 +331,11 @@ def _score_oeq(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
             ctx.pending.append({"task": task, "metric": metric,
                                 "reason": "responses without self-mapped artifacts need a "
                                           "judge to map them (--judge NAME)"})
+        if task == "oeq_b":
+            out += kit.oeq_b_records(block, None, truth, "", ctx)
         return [r for r in out if r is not None]
     predicted, judge = mapped
+    predicted = predicted & counted
     answered = np.ones(len(block), dtype=bool)
     s = hallucination.artifact_scores(predicted=predicted, truth=truth, answered=answered,
                                       called_authentic=called_authentic)
@@ -331,5 +358,6 @@ def _score_oeq(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
             if mask.any():
                 out.append(_proportion(task, "cover", {"modality": m, "artifact": key},
                                        hit[mask, j], ctx, judge))
+    if task == "oeq_b":
+        out += kit.oeq_b_records(block, predicted, truth, judge, ctx)
     return [r for r in out if r is not None]
-

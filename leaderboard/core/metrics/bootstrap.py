@@ -150,29 +150,6 @@ def shared_negatives_mean_ci(*, metric: str = "accuracy", tp, fn, tn: int, fp: i
     return percentile_ci(np.mean(values, axis=1), confidence=conf)
 
 
-def group_balanced_accuracy_ci(*, correct, is_fake, group, n_resamples: int = N_RESAMPLES,
-                               seed: int = SEED, confidence: float = CONFIDENCE) -> CI:
-    """CI of LOKI's ``group_balanced_accuracy``, stratified by (group, class): each cell's
-    correct count is an exact Binomial(n_cell, accuracy_cell) draw."""
-    conf = _check_common(n_resamples, seed, confidence)
-    ok = bool_vector("correct", correct)
-    fake = bool_vector("is_fake", is_fake)
-    groups = np.asarray(group)
-    if groups.ndim != 1:
-        raise ValueError(f"group must be 1-D, got shape {groups.shape}")
-    same_length(correct=ok, is_fake=fake, group=groups)
-    if ok.size < MIN_N:
-        return _NONE
-    ok_fake, n_fake, ok_real, n_real = classification.group_cell_counts(ok, fake, groups)
-    if np.isnan(classification.group_balanced_from_counts(ok_fake, n_fake, ok_real, n_real)):
-        return _NONE
-    draws = binomial_draws(n=np.concatenate([n_fake, n_real]), k=np.concatenate([ok_fake, ok_real]),
-                           n_resamples=n_resamples, seed=seed)
-    g = n_fake.size
-    values = classification.group_balanced_from_counts(draws[:, :g], n_fake, draws[:, g:], n_real)
-    return percentile_ci(values, confidence=conf)
-
-
 def _stratum_codes(strata, n: int) -> np.ndarray:
     if strata is None:
         return np.zeros(n, dtype=np.intp)

@@ -15,8 +15,14 @@ import numpy as np
 from ._validate import bool_matrix
 
 
-def mcq_scores(*, selected, correct, clamp: bool = False) -> np.ndarray:
+def mcq_scores(*, selected, correct, clamp: bool = False, offered=None) -> np.ndarray:
     """Per-question TriDF MCQ score; ``selected`` and ``correct`` are bool matrices n x M.
+
+    ``offered`` (bool n x M, default all True) marks the options each question actually lists: M
+    is counted per question, as the authors count each question's lettered lines
+    (``_infer_mcq_total_options`` in TRIDENT's ``evaluate_predictions.py``, ``mc_option_letters``
+    in TriDF's ``score_perception_original.py``), so a task mixing A-D and A-E questions scores
+    each with its own M. Selected or correct options outside ``offered`` are invalid.
 
     Choices:
     - K = M (every option correct): there is no wrong option to pick, so the penalty term is 0
@@ -30,6 +36,9 @@ def mcq_scores(*, selected, correct, clamp: bool = False) -> np.ndarray:
     [0.16666666666666669]
     >>> mcq_scores(selected=[[0, 0, 1, 1, 0]], correct=[[1, 0, 0, 0, 0]], clamp=True).tolist()
     [0.0]
+    >>> mcq_scores(selected=[[1, 1, 0, 0, 0]], correct=[[1, 0, 0, 0, 0]],
+    ...            offered=[[1, 1, 1, 1, 0]]).tolist()   # four options listed: 1 - 1/3
+    [0.6666666666666667]
     """
     sel = bool_matrix("selected", selected)
     cor = bool_matrix("correct", correct)
@@ -37,7 +46,17 @@ def mcq_scores(*, selected, correct, clamp: bool = False) -> np.ndarray:
         raise ValueError(f"selected and correct must have the same shape, got {sel.shape} and {cor.shape}")
     if not isinstance(clamp, (bool, np.bool_)):
         raise ValueError(f"clamp must be a bool, got {clamp!r}")
-    n_options = cor.shape[1]
+    if offered is None:
+        off = np.ones(cor.shape, dtype=bool)
+    else:
+        off = bool_matrix("offered", offered)
+        if off.shape != cor.shape:
+            raise ValueError(f"offered must have the shape of correct {cor.shape}, got {off.shape}")
+        outside = ((sel | cor) & ~off).any(axis=1)
+        if outside.any():
+            row = int(np.flatnonzero(outside)[0])
+            raise ValueError(f"row {row} selects or marks correct an option it does not offer")
+    n_options = off.sum(axis=1)
     k = cor.sum(axis=1)
     if (k == 0).any():
         row = int(np.flatnonzero(k == 0)[0])

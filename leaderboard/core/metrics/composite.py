@@ -1,4 +1,4 @@
-"""TriDF challenge composite score, per modality (TriDF authors' challenge rules).
+"""TriDF challenge composite score, per modality (the TRIDENT kit's ``compute_tcs_from_tasks``).
 
 TCS = 0.4 S_Det + 0.3 S_Hal + 0.3 S_Perc on a 0-100 scale, where
 S_Det = 100 ACC(type B), S_Hal = 100 (F0.5_A + F0.5_B) / 2, S_Perc = 100 (0.5 ACC_TFQ + 0.5 MCQ_clamped).
@@ -41,11 +41,12 @@ def tridf_tcs(*, acc_typeb, f05_a, f05_b, acc_tfq, mcq_clamped) -> TCS:
     det = _component("acc_typeb", acc_typeb)
     fa, fb = _component("f05_a", f05_a), _component("f05_b", f05_b)
     tfq, mcq = _component("acc_tfq", acc_tfq), _component("mcq_clamped", mcq_clamped)
+    # the kit's order of operations (compute_tcs_from_tasks), so the floats are its floats
     s_det = 100.0 * det
-    s_hal = 100.0 * (fa + fb) / 2.0
-    s_perc = 100.0 * (0.5 * tfq + 0.5 * mcq)
-    tcs = 0.4 * s_det + 0.3 * s_hal + 0.3 * s_perc
-    return TCS(tcs=round(tcs, 10), s_det=round(s_det, 10), s_hal=round(s_hal, 10), s_perc=round(s_perc, 10))
+    s_hal = 100.0 * ((fa + fb) / 2.0)
+    s_perc = 100.0 * ((0.5 * tfq) + (0.5 * mcq))
+    tcs = (0.4 * s_det) + (0.3 * s_hal) + (0.3 * s_perc)
+    return TCS(tcs=tcs, s_det=s_det, s_hal=s_hal, s_perc=s_perc)
 
 
 def tcs_sort_key(score: TCS) -> tuple[float, float, float, float]:

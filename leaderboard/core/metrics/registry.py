@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Callable
 
-from . import choice, classification, composite, hallucination, masks, ranking
+from . import choice, classification, composite, group_balance, hallucination, masks, ranking
 
 LOKI = "LOKI (ICLR 2025) 3.3, 4.1, C.2"
 TRIDF = "TriDF 3.4, appendix H"
@@ -66,8 +66,8 @@ _ENTRIES = [
                "Balanced accuracy", "leaderboard addition", _BINARY),
     MetricInfo("normalized_bias_index", classification.normalized_bias_index, None, -1, 1, False,
                "Normalized Bias Index (positive = biased toward 'real')", LOKI, _BINARY),
-    MetricInfo("group_balanced_accuracy", classification.group_balanced_accuracy, True, 0, 1, False,
-               "Balanced accuracy per subcategory, weighted by #fake (authors' code)", LOKI,
+    MetricInfo("group_balanced_accuracy", group_balance.group_balanced_accuracy, True, 0, 1, False,
+               "Balanced accuracy per type, weighted by #fake (authors' aggregate_results)", LOKI,
                ("correct", "is_fake", "group")),
     MetricInfo("average_precision", ranking.average_precision, True, 0, 1, True, "AP",
                f"{UNIAIDET}; {VCT2}", _SCORED),

@@ -69,7 +69,7 @@ def sign(session: Session, user: User, benchmark: Benchmark, *, full_name: str,
     intended_use = (intended_use or "").strip()
     problems = _check(full_name, affiliation, intended_use, accepted)
     if problems:
-        raise ServiceError("please correct the highlighted fields", problems)
+        raise ServiceError("please correct the fields marked below", problems)
     agreement = current_agreement(session, benchmark)
     last = latest_request(session, user.id, benchmark.id)
     if last is not None and last.agreement_version == agreement.version:

@@ -132,11 +132,13 @@ def _mix(t: float) -> str:
 def heatmap_svg(rows: Sequence[str], cols: Sequence[str],
                 values: Mapping[tuple[str, str], float | None], *, title: str,
                 fmt: str = "pct", lower: float | None = 0.0, upper: float | None = 1.0,
-                row_label: str = "", col_label: str = "") -> str:
+                row_label: str = "", col_label: str = "",
+                counts: Mapping[tuple[str, str], int] | None = None) -> str:
     """Heat map of ``values[(row, col)]`` (e.g. f.Acc by generator x domain); n/a cells grey.
 
     The colour scale runs from ``lower`` to ``upper`` (the metric's declared range); when either
-    is None the observed range is used.
+    is None the observed range is used. ``counts[(row, col)]``: each cell's n, printed under its
+    value and in its hover text (100% on n=1 must not read like 100% on n=200).
     """
     if fmt not in FMTS:
         raise ValueError(f"fmt must be one of {FMTS}, got {fmt!r}")
@@ -144,7 +146,7 @@ def heatmap_svg(rows: Sequence[str], cols: Sequence[str],
     lo = lower if lower is not None else (min(nums) if nums else 0.0)
     hi = upper if upper is not None else (max(nums) if nums else 1.0)
     span = (hi - lo) or 1.0
-    cell_w, cell_h = 64, 22
+    cell_w, cell_h = 64, (32 if counts else 22)
     label_w = max([len(str(r)) for r in rows] + [len(row_label), 6]) * 7 + 12
     top = 44 + (14 if col_label else 0)
     width = max(label_w + cell_w * max(len(cols), 1) + 12, _title_width(title))
@@ -165,15 +167,20 @@ def heatmap_svg(rows: Sequence[str], cols: Sequence[str],
             v = values.get((r, c))
             x = label_w + cell_w * j
             text = format_value(v, fmt)
+            n = counts.get((r, c)) if counts else None
             if v is None:
                 fill, ink = "#ddd", "#555"
             else:
                 t = (v - lo) / span
                 fill, ink = _mix(t), ("#fff" if t > 0.55 else "#000")
+            hover = f"{r} / {c}: {text}" + (f", n={n}" if n is not None else "")
             out.append(f'<rect x="{x}" y="{y}" width="{cell_w - 1}" height="{cell_h - 1}" '
-                       f'fill="{fill}"><title>{esc(r)} / {esc(c)}: {esc(text)}</title></rect>')
+                       f'fill="{fill}"><title>{esc(hover)}</title></rect>')
             out.append(f'<text x="{x + cell_w / 2:.0f}" y="{y + 15}" text-anchor="middle" '
                        f'fill="{ink}">{esc(text)}</text>')
+            if n is not None:
+                out.append(f'<text x="{x + cell_w / 2:.0f}" y="{y + 27}" text-anchor="middle" '
+                           f'font-size="9" fill="{ink}">n={n}</text>')
     out.append("</svg>")
     return "\n".join(out)
 

@@ -154,6 +154,7 @@ def _curve_plots(session: Session, submission: Submission, part: str) -> list[di
 
 def _heatmaps(info: dict, task: dict, rows: list[dict]) -> list[dict]:
     grids: dict[tuple[str, tuple[str, str]], dict] = {}
+    ns: dict[tuple[str, tuple[str, str]], dict] = {}
     for r in rows:
         sl = r["slice"] or parse_slice_key(r["slice_key"])
         if len(sl) != 2 or "generator" not in sl or r["metric"] in ("unparsable",
@@ -162,6 +163,8 @@ def _heatmaps(info: dict, task: dict, rows: list[dict]) -> list[dict]:
         other = next(k for k in sl if k != "generator")
         grids.setdefault((r["metric"], ("generator", other)), {})[
             (sl["generator"], sl[other])] = r["value"]
+        ns.setdefault((r["metric"], ("generator", other)), {})[
+            (sl["generator"], sl[other])] = r["n"]
     order = [task["headline"], *task.get("secondary", []), *info["metrics"]]
     keys = sorted(grids, key=lambda k: (order.index(k[0]) if k[0] in order else 999, k))
     out = []
@@ -172,7 +175,8 @@ def _heatmaps(info: dict, task: dict, rows: list[dict]) -> list[dict]:
                                 values, title=f"{task['key']}: {spec['title']} by {row_axis} "
                                               f"x {col_axis}",
                                 fmt=spec["fmt"], lower=spec["lower"], upper=spec["upper"],
-                                row_label=row_axis, col_label=col_axis)
+                                row_label=row_axis, col_label=col_axis,
+                                counts=ns[(metric, (row_axis, col_axis))])
         out.append({"kind": "heatmap", "task": task["key"], "svg": svg})
     return out
 

@@ -78,8 +78,14 @@ def _columns(info: dict, task: dict, present: set[str]) -> list[Column]:
             seen.add(name)
             s = specs[name]
             out.append(Column(name, s.get("title") or name, bool(s["higher_is_better"]),
-                              s.get("fmt", "num")))
+                              s.get("fmt", "num"), by_magnitude=_by_magnitude(s)))
     return out
+
+
+def _by_magnitude(spec: dict) -> bool:
+    """A signed metric (fmt "signed", range across 0, lower is better) ranks by |value|."""
+    return (spec.get("fmt") == "signed" and not spec["higher_is_better"]
+            and (spec.get("lower") or 0) < 0 < (spec.get("upper") or 0))
 
 
 def parse_slice_key(text: str | None) -> dict:
@@ -174,13 +180,17 @@ def compute_board(session: Session, info: dict, task: dict, split: str, *,
             "private_revealed": info["private_revealed"],
             "columns": [{**c.as_dict(), "judge": official if c.metric in judged else None}
                         for c in columns], "primary": task["headline"]}
-    if task["headline"] not in {c.metric for c in columns}:
+    if not columns:
         return {**base, "rows": [], "rule": ""}
+    # a slice without the headline (SynCred's form/style slices carry TPR and FPR, not
+    # TPR(5)) ranks by its first column: the task's secondaries, then the declared order
+    primary = task["headline"] if task["headline"] in present else columns[0].metric
+    base["primary"] = primary
     entries = _entries(session, cells, shown=shown, pick=pick, include_dq=(mode == "all"))
     secondary = task.get("secondary", [])
-    rows = standings.build_rows(entries, columns, primary=task["headline"],
+    rows = standings.build_rows(entries, columns, primary=primary,
                                 secondary=secondary, mode=mode)
-    rule = standings.tie_break_rule(columns, primary=task["headline"], secondary=secondary)
+    rule = standings.tie_break_rule(columns, primary=primary, secondary=secondary)
     return {**base, "rule": rule,
             "rows": [{**_row_dict(r, columns), "judges": judges.get(r.entry.submission_id, {})}
                      for r in rows]}
@@ -191,8 +201,8 @@ def _available_slices(session: Session, info: dict, task: dict, split: str,
     q = (select(Score.slice_key).distinct()
          .join(Submission, Score.submission_id == Submission.id)
          .where(Submission.benchmark_id == info["id"], Submission.split == split, *_on_board(),
-                Score.task == task["key"], Score.metric == task["headline"], Score.part == part))
-    return sorted(session.scalars(q))
+                Score.task == task["key"], Score.part == part))
+    return sorted(session.scalars(q))  # every slice axis of every metric (issue 12)
 
 
 def _entries(session: Session, cells: dict, *, shown: str, pick: str,

@@ -22,20 +22,28 @@ from datetime import datetime
 
 @dataclass(frozen=True)
 class Column:
-    """One metric column: how it sorts (``higher_is_better``) and how it prints (``fmt``)."""
+    """One metric column: how it sorts (``higher_is_better``) and how it prints (``fmt``).
+
+    ``by_magnitude``: a signed metric whose best value is 0 (LOKI's NBI in [-1, 1]) sorts by
+    its absolute value, lower first, while the board shows the signed value (issue 12).
+    """
 
     metric: str
     title: str
     higher_is_better: bool
     fmt: str = "pct"
+    by_magnitude: bool = False
 
     @property
     def arrow(self) -> str:
+        if self.by_magnitude:
+            return "|\u2193|"
         return "\u2191" if self.higher_is_better else "\u2193"
 
     def as_dict(self) -> dict:
         return {"metric": self.metric, "title": self.title,
-                "higher_is_better": self.higher_is_better, "arrow": self.arrow, "fmt": self.fmt}
+                "higher_is_better": self.higher_is_better, "arrow": self.arrow, "fmt": self.fmt,
+                "by_magnitude": self.by_magnitude}
 
 
 @dataclass(frozen=True)
@@ -97,6 +105,8 @@ def sort_key(cells: Mapping[str, Cell], order: Sequence[Column], created_at: dat
         value = None if cell is None else cell.value
         if value is None:
             key.append((1, 0.0))
+        elif col.by_magnitude:
+            key.append((0, abs(value)))
         else:
             key.append((0, -value if col.higher_is_better else value))
     key.append(created_at)
@@ -170,7 +180,7 @@ def tie_break_rule(columns: Sequence[Column], *, primary: str,
                    secondary: Sequence[str] = ()) -> str:
     """The ranking rule in words, shown under every board."""
     order = order_of(columns, primary=primary, secondary=secondary)
-    parts = [f"{c.title} ({'higher' if c.higher_is_better else 'lower'} is better)"
+    parts = [f"{c.title} ({'closer to 0' if c.by_magnitude else 'higher' if c.higher_is_better else 'lower'} is better)"
              for c in order]
     return ("Ranked by " + ", then ".join(parts)
             + ", then the earliest submission (then the lower submission id). "

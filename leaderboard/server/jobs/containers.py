@@ -11,7 +11,8 @@ gpu``) goes through:
    when the benchmark module says ``container_gpu`` and ``GPU_DEVICE`` is set);
 3. exit 0 with predictions -> the predictions become the submission's file and the scoring
    service scores them exactly as an upload (validation, records, boards); any other ending ->
-   failed with the harness's reason and message (counted toward the quota: the team's image).
+   failed with the harness's reason and message (counted toward the quota: the container ran;
+   an image that never ran, refused by the gate or rejected at load, is not counted).
 
 Docker failing is a platform error (failed, quota refunded). The image and the run folder are
 always removed in ``finally`` (the image is only untagged while another running submission uses
@@ -85,7 +86,7 @@ def run_container_submission(submission_id: int) -> dict:
             plan = _plan(session, sid, cfg) if claim is not None else None
             if plan is not None and plan.refused:
                 _record_failure(session, sid, "access_denied",
-                                f"data-use agreement: {plan.refused}")
+                                f"data-use agreement: {plan.refused}", ran=False)
     except TRANSIENT:
         raise
     except Exception as exc:
@@ -145,7 +146,8 @@ def _run(plan: Plan, cfg, limits: Limits) -> Path | None:
             image_id = load_image(client, plan.upload, sid, limits=limits)
         except ImageRejected as exc:
             with db.scope() as session:
-                _record_failure(session, sid, exc.reason, f"image rejected: {exc.message}")
+                _record_failure(session, sid, exc.reason, f"image rejected: {exc.message}",
+                                ran=False)
             _remove_upload(plan.upload)
             return None
         size = client.images.get(image_id).attrs.get("Size")
@@ -227,10 +229,13 @@ def _finish_run(run: ContainerRun, result: RunResult) -> None:
     run.log_cut = result.logs_truncated
 
 
-def _record_failure(session, sid: int, reason: str, line: str) -> None:
-    """The team's image failed (or may no longer run): failed, counted toward the quota."""
-    mark_failed(session.get(Submission, sid), line,
-                detail={"reason": reason, "problems": [], "total_problems": 0})
+def _record_failure(session, sid: int, reason: str, line: str, *, ran: bool = True) -> None:
+    """The team's image failed (or may no longer run): failed; counted toward the quota only
+    when the container ran (``ran``), as quotas count scored work only (issue 12)."""
+    sub = session.get(Submission, sid)
+    mark_failed(sub, line, detail={"reason": reason, "problems": [], "total_problems": 0})
+    if not ran:
+        svc.refund_quota(session, sub)
 
 
 def _platform_failure(sid: int, reason: str) -> None:

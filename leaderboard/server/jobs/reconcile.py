@@ -29,6 +29,10 @@ judging "queued"/"running" with no job in the ``judge`` queue and no judge lease
 after `RECOVERY_GRACE_S` (after ``JUDGE_DEADLINE_S`` without Redis), and once the round has used
 ``MAX_ATTEMPTS`` judge runs it is marked "failed" with the reason (the judge-free records stay on
 the board).
+
+Challenges (issue 12): each pass also finishes every challenge whose last phase has closed
+(`leaderboard.server.services.challenges.finish_due`): the private part is revealed and the
+results are frozen by this scheduled job, never by a person.
 """
 from __future__ import annotations
 
@@ -60,6 +64,7 @@ class ReconcileReport:
     extended: list[int] = field(default_factory=list)
     judging_requeued: list[int] = field(default_factory=list)
     judging_failed: list[int] = field(default_factory=list)
+    challenges_finished: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
         line = (f"requeued={len(self.requeued)} failed={len(self.failed)} "
@@ -67,6 +72,8 @@ class ReconcileReport:
         if self.judging_requeued or self.judging_failed:
             line += (f" judging_requeued={len(self.judging_requeued)} "
                      f"judging_failed={len(self.judging_failed)}")
+        if self.challenges_finished:
+            line += f" challenges_finished={','.join(self.challenges_finished)}"
         return line
 
 
@@ -186,7 +193,22 @@ def reconcile(*, now: datetime | None = None) -> ReconcileReport:
         log.info("reconcile submission=%s outcome=requeued was=%s", row.id, row.status)
         (enqueue_container if container else enqueue_scoring)(row.id)
     reconcile_judging(now=now, report=report, ids=judge_ids, ev=ev)
+    report.challenges_finished = finish_challenges(now=now)
     return report
+
+
+def finish_challenges(*, now: datetime) -> list[str]:
+    """Finish the challenges that have ended (private part revealed, results frozen), then
+    clear their benchmarks' boards after the commit. Returns the benchmark keys."""
+    from leaderboard.server.boards.cache import invalidate_boards
+    from leaderboard.server.services.challenges import finish_due
+
+    with get_db().scope() as session:
+        keys = finish_due(session, now=now)
+    for key in keys:
+        invalidate_boards(key)
+        log.info("reconcile challenge benchmark=%s outcome=finished", key)
+    return keys
 
 
 # -- judge jobs ---------------------------------------------------------------------------------

@@ -2,11 +2,17 @@
 
 `base` holds the declarative Base (with the constraint naming convention), time helpers and the
 core entities (teams, users, tokens, benchmarks, label sets, submissions, scores, quotas, curves);
-`access`, `judges`, `containers` and `idempotency` add their areas. Importing this package
-registers every table on ``Base.metadata`` (Alembic and ``create_all`` rely on that). Submodules
-import from `.base` only, never from this package, so there is no import cycle.
+`access`, `judges`, `containers`, `challenges` and `idempotency` add their areas. Importing this
+package registers every table on ``Base.metadata`` (Alembic and ``create_all`` rely on that).
+Submodules import from `.base` only, never from this package, so there is no import cycle.
 """
-from leaderboard.server.models import access, containers, idempotency, judges  # noqa: F401
+from leaderboard.server.models import (  # noqa: F401  (register tables)
+    access,
+    challenges,
+    containers,
+    idempotency,
+    judges,
+)
 from leaderboard.server.models.base import (
                                             IN_FLIGHT,
                                             KINDS,

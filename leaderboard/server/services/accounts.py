@@ -37,7 +37,7 @@ def register(session: Session, *, email: str, display_name: str, password: str,
     display_name = (display_name or "").strip()
     problems = _check(email, display_name, password)
     if problems:
-        raise ServiceError("please correct the highlighted fields", problems)
+        raise ServiceError("please correct the fields marked below", problems)
     if session.scalar(select(User.id).where(func.lower(User.email) == email)) is not None:
         raise ServiceError(f"an account with email {email} already exists", status=409,
                            code="conflict")

@@ -7,8 +7,8 @@ benchmark, quota), plus, for container runs:
   splits, checked before a byte is stored: refused -> 403 with the gate's reason;
 - the tarball is streamed to ``DATA_DIR/images/`` under its own cap (``MAX_IMAGE_MB``);
 - it is inspected with `harness.inspect_tarball` before anything is loaded into Docker. A
-  rejected tarball becomes a *failed* submission at once ("image rejected: why"), counted toward
-  the quota like an invalid predictions file, and the tarball is deleted.
+  rejected tarball becomes a *failed* submission at once ("image rejected: why"), not counted
+  toward the quota (only a container that ran counts), and the tarball is deleted.
 
 The caller commits, then enqueues accepted ones (`leaderboard.server.jobs.containers.enqueue_container`).
 """
@@ -65,7 +65,7 @@ def create_container_submission(
 
     Returns the submission: "received" (the caller enqueues it on the ``gpu`` queue) or, for a
     tarball inspection rejects, already "failed" with ``failure_reason`` "image rejected: ..."
-    (counted toward the quota; never enqueued). Raises ServiceError as `create_submission` does,
+    (not counted toward the quota; never enqueued). Raises ServiceError as `create_submission` does,
     and Forbidden when the data-use gate refuses a held-out split (nothing is stored).
     """
     now = now or utcnow()
@@ -81,11 +81,13 @@ def create_container_submission(
             inspect_tarball(stored.path, limits)
         except ImageRejected as exc:
             rejected = exc
-        take_quota_or_raise(session, user, bench, default_quota=default_quota, now=now)
+        if rejected is None:
+            take_quota_or_raise(session, user, bench, default_quota=default_quota, now=now)
         sub = submission_row(bench, user, split=split, kind="container", fields=fields,
                              stored=stored, data_dir=data_dir, is_public=is_public, now=now)
         if rejected is not None:
             _reject(sub, rejected, now=now)
+            sub.counts_toward_quota = False
             stored.path.unlink(missing_ok=True)
         session.add(sub)
         session.flush()

@@ -167,10 +167,25 @@ def store_result(session: Session, submission_id: int, result: ScoreResult) -> i
 
 
 def record_invalid(session: Session, submission_id: int, err: PredictionError) -> None:
-    """The file is invalid: failed, with the problems line by line (counts toward the quota)."""
+    """The file is invalid: failed, with the problems line by line, led by a guess of the
+    benchmark the file was meant for when its ids belong elsewhere.
+
+    An uploaded file that fails validation does not count toward the quota (only scored work
+    does, issue 12); predictions written by a container that ran still count (the run was work).
+    """
+    from leaderboard.server.services.wrong_file import guess_owner
+
     session.execute(delete(Score).where(Score.submission_id == submission_id))
-    mark_failed(session.get(Submission, submission_id),
-                f"invalid predictions file: {err.message}", detail=err.as_dict())
+    sub = session.get(Submission, submission_id)
+    hint = guess_owner(session, list(err.unknown_ids), benchmark_id=sub.benchmark_id,
+                       split=sub.split)
+    detail = err.as_dict()
+    if hint:
+        detail["summary"] = hint
+    mark_failed(sub, f"invalid predictions file: {hint + '. ' if hint else ''}{err.message}",
+                detail=detail)
+    if sub.kind == "predictions":
+        refund_quota(session, sub)
 
 
 def record_platform_failure(session: Session, submission_id: int, reason: str) -> None:

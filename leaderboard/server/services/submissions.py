@@ -3,13 +3,14 @@
 Status machine (the database is the truth; queues only carry work)::
 
     received -> queued -> scoring -> scored
-                  ^          |   \\-> failed  (invalid file: counts toward the quota)
+                  ^          |   \\-> failed  (invalid file: refunded; only scored work counts)
                   |          |    \\-> failed  (platform error / too many attempts: refunded)
                   +----------+  transient error, or the reconciler re-queues a stuck one
 
 Quotas are per team, benchmark and UTC day, taken atomically in the same transaction that inserts
 the submission row (a conditional ``UPDATE ... WHERE count < limit``), so concurrent uploads can
-never exceed them. Invalid files count; platform failures are refunded (`refund_quota`).
+never exceed them. The unit is a reservation: a file that fails validation and every platform
+failure give it back (`refund_quota`), so only scored work (or a container that ran) counts.
 """
 from __future__ import annotations
 
@@ -96,6 +97,14 @@ def quota_limit(bench: Benchmark, default: int) -> int:
     return bench.daily_quota if bench.daily_quota is not None else default
 
 
+def _day_limit(session: Session, bench: Benchmark, default: int, now: datetime | None) -> int:
+    """Today's limit: an open challenge phase's daily quota, else the benchmark's (issue 12)."""
+    from leaderboard.server.services.challenges import phase_daily_quota
+
+    phase = phase_daily_quota(session, bench, now or utcnow())
+    return phase if phase is not None else quota_limit(bench, default)
+
+
 def quota_status(session: Session, team_id: int, bench: Benchmark, *, default: int,
                  now: datetime | None = None) -> QuotaStatus:
     """What ``team_id`` has used of today's quota on ``bench`` and when it resets (UTC)."""
@@ -104,7 +113,7 @@ def quota_status(session: Session, team_id: int, bench: Benchmark, *, default: i
         QuotaUsage.team_id == team_id, QuotaUsage.benchmark_id == bench.id,
         QuotaUsage.day == day)) or 0
     resets = datetime.combine(day + timedelta(days=1), time(0), tzinfo=timezone.utc)
-    return QuotaStatus(quota_limit(bench, default), used, resets)
+    return QuotaStatus(_day_limit(session, bench, default, now), used, resets)
 
 
 def _insert_ignore(session: Session, **values) -> None:
@@ -127,7 +136,7 @@ def take_quota(session: Session, team_id: int, bench: Benchmark, *, default: int
     gives it back.
     """
     day = utc_day(now)
-    limit = quota_limit(bench, default)
+    limit = _day_limit(session, bench, default, now)
     _insert_ignore(session, team_id=team_id, benchmark_id=bench.id, day=day, count=0)
     row = session.execute(
         update(QuotaUsage)
@@ -224,6 +233,8 @@ def check_request(session: Session, *, user: User, benchmark: str, split: str,
         raise Forbidden("join or create a team before submitting: quotas and boards are per team")
     if not bench.submissions_open:
         raise Forbidden(f"submissions to {bench.key} are closed")
+    from leaderboard.server.services.challenges import check_submission
+    check_submission(session, bench, split, user.team_id, now)  # a running challenge's rules
     status = quota_status(session, user.team_id, bench, default=default_quota, now=now)
     if status.left == 0:  # fail fast, before reading a large body; re-checked atomically later
         raise _quota_error(bench, status)

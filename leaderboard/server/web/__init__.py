@@ -63,9 +63,13 @@ def _register_blueprints(app: Flask) -> None:
         admin,
         admin_base,
         admin_builds,
+        admin_challenges,
         admin_judges,
+        api_docs,
         auth,
+        challenges,
         ops,
+        participate,
         public,
         submit,
         team,
@@ -74,5 +78,6 @@ def _register_blueprints(app: Flask) -> None:
     from leaderboard.server.web.extensions import csrf
 
     csrf.exempt(api_bp)  # token-authenticated; browsers never send the token by themselves
-    for bp in (auth.bp, team.bp, submit.bp, api_bp, public.bp, access.bp, admin_base.bp, ops.bp):
+    for bp in (auth.bp, team.bp, submit.bp, api_bp, public.bp, access.bp, admin_base.bp, ops.bp,
+               challenges.bp, api_docs.bp, participate.bp):
         app.register_blueprint(bp)

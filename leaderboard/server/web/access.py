@@ -83,7 +83,7 @@ def page(key: str):
     return render_template("access/page.html", bench=bench,
                            agreement=render_markdown(bench.agreement_md), req=req, state=state,
                            links=_split_links(session, bench), ttl_min=_ttl() // 60,
-                           form=request.args)
+                           form={}, problems=[], message=None)
 
 
 @bp.post("/<key>/sign")
@@ -101,9 +101,17 @@ def sign(key: str):
         session.commit()
     except ServiceError as exc:
         session.rollback()
-        lines = [str(p) for p in exc.problems.items]
-        flash(exc.message + (": " + "; ".join(lines) if lines else ""), "error")
-        return redirect(url_for("access.page", key=key)), 303
+        if not exc.problems:  # nothing to correct in the form (already signed, disabled ...)
+            flash(exc.message, "error")
+            return redirect(url_for("access.page", key=key)), 303
+        # re-rendered, not redirected: what was typed stays, and the bad fields are marked
+        from leaderboard.server.web.public import render_markdown
+        req = latest_request(session, current_user.id, bench.id)
+        return render_template(
+            "access/page.html", bench=bench, agreement=render_markdown(bench.agreement_md),
+            req=req, state=can_access(session, current_user, bench, "items"),
+            links=_split_links(session, bench), ttl_min=_ttl() // 60, form=form,
+            problems=[p.as_dict() for p in exc.problems.items], message=exc.message), exc.status
     flash("Thank you. Your request is waiting for an administrator's decision.")
     return redirect(url_for("access.page", key=key)), 303
 

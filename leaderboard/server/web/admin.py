@@ -15,13 +15,15 @@ from leaderboard.server.access import admin_ops, audit, decisions
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_session
 from leaderboard.server.jobs.scoring import enqueue_scoring
-from leaderboard.server.models import Benchmark, Submission, Team, User, utcnow
+from leaderboard.server.models import STATUSES, Benchmark, Submission, Team, User, utcnow
 from leaderboard.server.models.access import AccessRequest
 from leaderboard.server.services import ServiceError
 from leaderboard.server.services.benchmarks import get_benchmark, import_pack
 from leaderboard.server.web.admin_base import _back, _fail, _ip, bp, progress_wants_json
 
 PER_PAGE = 100
+#: rows per page of the admin submissions table
+ADMIN_PAGE = 50
 CSV_LIMIT = 100_000
 
 def _int(name: str, value: str | None, *, default=None):
@@ -234,8 +236,14 @@ def submissions():
         stmt = stmt.where(Submission.status == request.args["status"])
     if request.args.get("team"):
         stmt = stmt.where(Submission.team_id == _int("team", request.args["team"]))
-    rows = s.scalars(stmt.order_by(Submission.id.desc()).limit(500)).all()
-    return render_template("admin/submissions.html", rows=rows, args=request.args)
+    page = max(_int("page", request.args.get("page"), default=1), 1)
+    total = s.scalar(select(func.count()).select_from(stmt.subquery()))
+    rows = s.scalars(stmt.order_by(Submission.id.desc()).limit(ADMIN_PAGE)
+                     .offset((page - 1) * ADMIN_PAGE)).all()
+    return render_template("admin/submissions.html", rows=rows, args=request.args, page=page,
+                           pages=max(1, -(-total // ADMIN_PAGE)), total=total,
+                           benchmarks=s.scalars(select(Benchmark.key).order_by(Benchmark.key)).all(),
+                           statuses=STATUSES)
 
 
 @bp.post("/submissions/<int:submission_id>/<action>")
@@ -292,8 +300,12 @@ def audit_log():
                                 offset=(page - 1) * PER_PAGE)
     next_url = (url_for("admin.audit_log", **{**request.args.to_dict(), "page": page + 1})
                 if total > page * PER_PAGE else None)
+    from leaderboard.server.models.access import AuditEvent
+    # the filter is a prefix: offer each family of actions ("access", "admin", "auth", ...)
+    actions = sorted({a.split(".")[0] for a in get_session().scalars(
+        select(AuditEvent.action).distinct())})
     return render_template("admin/audit.html", events=events, total=total, next_url=next_url,
-                           args=request.args)
+                           args=request.args, actions=actions)
 
 
 @bp.get("/audit.csv")

@@ -75,8 +75,13 @@ def login():
                                    error="wrong email or password"), 401
         session.commit()  # a rehashed password, if the parameters were raised
         login_user(user, remember=bool(request.form.get("remember")))
-        return redirect(_safe_next(request.args.get("next")) or url_for("team.index"))
+        return redirect(_safe_next(request.args.get("next")) or _landing(user))
     return render_template("auth/login.html", email=email, error=None)
+
+
+def _landing(user) -> str:
+    """Where a login without ``next`` goes: admins to the admin home, others to their team."""
+    return url_for("admin.home") if user.is_admin else url_for("team.index")
 
 
 @bp.route("/logout", methods=["POST"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import markdown
 import nh3
-from flask import Blueprint, Response, abort, json, render_template, request
+from flask import Blueprint, Response, abort, json, render_template, request, url_for
 from flask_login import current_user
 from markupsafe import Markup
 from sqlalchemy import select
@@ -105,26 +105,58 @@ def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = Fal
 
 @bp.route("/")
 def home():
+    from leaderboard.server.services import activity
+
     session = lazy_session
     infos = boards.list_benchmark_infos(session)
     return render_template("public/home.html", benchmarks=infos,
                            modalities=boards.modalities(session),
-                           leaders={b["key"]: _leaders(session, b) for b in infos})
+                           leaders={b["key"]: _leaders(session, b) for b in infos},
+                           counts=activity.counts(get_session()),
+                           recent=activity.recent(get_session()))
 
 
-def _leaders(session, info: dict, top: int = 3) -> list[dict]:
-    """The top ranked teams of each task's headline metric on the held-out split (home page)."""
-    split = "test" if "test" in info["splits"] else info["splits"][-1]
+def _leaders(session, info: dict) -> list[dict]:
+    """Per task, on the held-out split's board: the leading team (with its CI and n) and the
+    baselines as reference rows, so a fresh install is never an empty page (issue 12)."""
+    preferred = boards.board_split(info) or "test"
     out = []
     for t in info["tasks"]:
-        b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split)
+        # the held-out split's board, else the first split that has rows at all
+        for split in [preferred, *[s for s in info["splits"] if s != preferred]]:
+            b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split)
+            if b["rows"]:
+                break
+        else:
+            split = preferred
+            b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split)
         col = next((c for c in b["columns"] if c["metric"] == b["primary"]), None)
-        ranked = [r for r in b["rows"] if r.get("rank") is not None][:top]
+        ranked = [r for r in b["rows"] if r.get("rank") is not None]
+
+        def cell(r):
+            return {"team": r["team"]["name"], "team_id": r["team"]["id"],
+                    "submission_id": r["submission_id"], "method": r["method_name"],
+                    "kind": r["baseline_kind"], **r["values"][b["primary"]]}
+
         out.append({"task": t, "split": split, "column": col, "part": b["part"],
-                    "rows": [{"rank": r["rank"], "team": r["team"]["name"],
-                              "submission_id": r["submission_id"],
-                              "value": r["values"][b["primary"]]["value"]} for r in ranked]})
+                    "teams": len(ranked), "leader": cell(ranked[0]) if ranked else None,
+                    "baselines": [cell(r) for r in b["rows"] if r["is_baseline"]]})
     return out
+
+
+def _demote(html: str) -> str:
+    """Headings one level down (h1 -> h2 ...): the page has its own h1."""
+    import re
+    return re.sub(r"<(/?)h([1-5])\b", lambda m: f"<{m[1]}h{int(m[2]) + 1}", html)
+
+
+def _lead(text: str) -> str:
+    """The first paragraph of a description that is not a heading (what the benchmark measures)."""
+    for para in (text or "").split("\n\n"):
+        para = para.strip()
+        if para and not para.startswith(("#", "|", "-", "*", "```")):
+            return para
+    return ""
 
 
 @bp.route("/benchmarks/<key>")
@@ -135,9 +167,11 @@ def benchmark(key: str):
 
     def description():
         bench = session.scalar(select(Benchmark).where(Benchmark.key == key))
-        return str(render_markdown(bench.description_md if bench else ""))
+        text = bench.description_md if bench else ""
+        return {"lead": str(render_markdown(_lead(text))),
+                "full": _demote(str(render_markdown(text)))}
 
-    desc = Markup(boards.get_cache().get_or_compute(key, ("description_html",), description))
+    desc = boards.get_cache().get_or_compute(key, ("description_parts",), description)
     sections = []
     for t in info["tasks"]:
         if modality is not None and modality not in t["modalities"]:
@@ -157,8 +191,11 @@ def benchmark(key: str):
         vai = [{"split": split, "part": part, **v} for v in boards.get_cache().get_or_compute(
             key, ("vai_vs_accuracy", split, part),
             lambda: vai_vs_accuracy(session, key, split, part))]
-    return render_template("public/benchmark.html", info=info, description=desc,
-                           sections=sections, modality=modality, vai=vai)
+    from leaderboard.server.web.participate import participation
+    return render_template("public/benchmark.html", info=info,
+                           lead=Markup(desc["lead"]), description=Markup(desc["full"]),
+                           sections=sections, modality=modality, vai=vai,
+                           take_part=participation(get_session(), key))
 
 
 @bp.route("/benchmarks/<key>/boards/<task>/<split>")
@@ -169,12 +206,24 @@ def board_page(key: str, task: str, split: str):
 
     def compute():
         return render_template("public/_board_page.html", board=b, args=args,
+                               switch=_switchers(b),
                                table=_board_fragment(args, page, per_page, b=b))
 
     key = ("board_page", task, split, args["modality"], args["slice_key"], args["mode"], page,
            per_page)
     body = Markup(boards.get_cache().get_or_compute(args["benchmark_key"], key, compute))
     return render_template("public/board.html", board=b, body=body)
+
+
+def _switchers(b: dict) -> dict:
+    """The task and split switchers of a board page, and its slices grouped by axis."""
+    info = boards.benchmark_info(lazy_session, b["benchmark"])
+    groups: dict[str, list[str]] = {}
+    for sk in b["slice_choices"]:
+        axes = "+".join(sorted(boards.parse_slice_key(sk)))
+        groups.setdefault(axes, []).append(sk)
+    return {"tasks": info["tasks"], "splits": info["splits"],
+            "slice_groups": sorted(groups.items())}
 
 
 @bp.route("/modalities/<modality>")
@@ -208,7 +257,30 @@ def submission(submission_id: int):
     sub, admin = _submission_or_404(submission_id)
     report = reports.submission_report(get_session(), sub, privileged=admin)
     return render_template("public/submission.html", sub=sub, report=report,
-                           plots=[Markup(p["svg"]) for p in report["plots"]])
+                           plots=[Markup(p["svg"]) for p in report["plots"]],
+                           placement=_placement(sub))
+
+
+def _placement(sub: Submission) -> list[dict]:
+    """Per task: the submission's rank on its board and a link back to that board (issue 12);
+    "all submissions" mode when it does not represent its team."""
+    if sub.status != "scored" or sub.hidden or not sub.is_public:
+        return []
+    info = boards.benchmark_info(lazy_session, sub.benchmark.key)
+    out = []
+    for t in info["tasks"]:
+        for mode in ("team", "all"):
+            b = boards.board(lazy_session, benchmark_key=info["key"], task=t["key"],
+                             split=sub.split, mode=mode)
+            row = next((r for r in b["rows"] if r["submission_id"] == sub.id), None)
+            if row is not None:
+                ranked = sum(1 for r in b["rows"] if r["rank"] is not None)
+                out.append({"task": t, "rank": row["rank"], "of": ranked, "mode": mode,
+                            "url": url_for("public.board_page", key=info["key"], task=t["key"],
+                                           split=sub.split, mode=None if mode == "team"
+                                           else mode)})
+                break
+    return out
 
 
 @bp.route("/submissions/<int:submission_id>/records.json")

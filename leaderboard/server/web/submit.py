@@ -176,5 +176,34 @@ def mine():
     if current_user.team_id is not None:
         subs = submissions.team_submissions(session, current_user.team_id)
         quotas = _team_quotas(session, benchmarks.list_benchmarks(session))
+    from leaderboard.server.services.challenges import selection_rules
+    from leaderboard.server.services.headlines import headlines
     return render_template("submit/mine.html", submissions=subs, quotas=quotas,
-                           failure_lines=submissions.failure_lines)
+                           failure_lines=submissions.failure_lines,
+                           headlines=headlines(session, subs),
+                           rules={s.id: selection_rules(session, s) for s in subs
+                                  if s.status == "scored" and not s.is_baseline})
+
+
+@bp.post("/submissions/<int:submission_id>/select")
+@login_required
+def select(submission_id: int):
+    """Mark or unmark a submission as one that represents the team on its board (Kaggle's
+    final selection; the board then ranks the team by its selected ones)."""
+    from leaderboard.server.boards.cache import invalidate_boards
+    from leaderboard.server.services.challenges import set_selected
+
+    session = get_session()
+    sub = submissions.get_submission(session, submission_id, current_user)
+    chosen = request.form.get("value", "1") == "1"
+    try:
+        set_selected(session, current_user, sub, chosen, ip=audit.request_ip())
+        session.commit()
+    except ServiceError as exc:
+        session.rollback()
+        flash(exc.message, "error")
+        return redirect(url_for("submit.mine")), 303
+    invalidate_boards(sub.benchmark.key)
+    flash(f"Submission {sub.id} {'now represents' if chosen else 'no longer represents'} your "
+          f"team on the {sub.benchmark.title} {sub.split} board.")
+    return redirect(url_for("submit.mine") + f"#submission-{sub.id}"), 303

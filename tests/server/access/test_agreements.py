@@ -105,3 +105,18 @@ def test_denial_reason_is_shown_and_user_may_sign_again(world):
     client = world.client("denied")
     page = client.get(f"/data/{world.key}").get_data(as_text=True)
     assert "affiliation could not be verified" in page and 'id="sign-form"' in page
+
+
+def test_a_failed_signature_keeps_the_input_and_marks_the_fields(world):
+    """Issue 12: the form comes back with what was typed, the bad fields marked, and the page
+    says that the agreement binds the person who signs."""
+    client, key = world.client("none"), world.key
+    resp = client.post(f"/data/{key}/sign", data={"full_name": "Ada Lovelace",
+                                                  "affiliation": "Analytical Engines",
+                                                  "intended_use": "too short"})
+    assert resp.status_code == 400
+    html = resp.get_data(as_text=True)
+    assert 'value="Ada Lovelace"' in html and ">too short</textarea>" in html
+    assert 'name="intended_use" required minlength="20" maxlength="5000" rows="4" ' \
+           'aria-invalid="true"' in html
+    assert "binds you personally" in html and "field 'accept'" in html

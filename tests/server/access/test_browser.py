@@ -69,6 +69,7 @@ def test_sign_approve_download_revoke(live, browser, imported):
     assert "waiting for an administrator" in user.inner_text("#access-state")
 
     admin = _login(browser, live, "root@example.org")
+    admin.on("dialog", lambda d: d.accept())  # destructive actions ask to confirm (issue 12)
     admin.goto(f"{live}/admin/requests")
     admin.click("tr[id^=request-] button.approve")
     assert "approved" in admin.inner_text("main")

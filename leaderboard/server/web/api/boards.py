@@ -105,6 +105,30 @@ def modality_json(modality: str):
     return jsonify(boards.modality_board(lazy_session, modality))
 
 
+@bp.get("/")
+def index():
+    """The resources of this API, with their URLs (start here)."""
+    from flask import request
+    base = request.url_root.rstrip("/")
+    return jsonify({
+        "name": "Synthetic-media detection leaderboard API", "version": "1",
+        "documentation": base + url_for("api_docs.page"),
+        "openapi": base + url_for("api.openapi"),
+        "authentication": "reads are public; uploads and your team's list need "
+                          "'Authorization: Bearer <token>' (create one on the team page)",
+        "resources": {
+            "benchmarks": url_for("api.list_benchmarks"),
+            "benchmark": "/api/v1/benchmarks/{key}",
+            "board": "/api/v1/boards/{key}/{task}/{split}",
+            "board_csv": "/api/v1/boards/{key}/{task}/{split}.csv",
+            "modalities": url_for("api.list_modalities"),
+            "modality_board": "/api/v1/modalities/{modality}",
+            "challenges": url_for("api.api_challenges"),
+            "challenge": "/api/v1/challenges/{key}",
+            "submissions": url_for("api.list_submissions"),
+            "submission": "/api/v1/submissions/{id}"}})
+
+
 @bp.get("/openapi.json")
 def openapi():
     """This API's OpenAPI 3.1 document."""

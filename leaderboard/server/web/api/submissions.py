@@ -35,6 +35,10 @@ def get_submission(submission_id: int):
     body = submissions.status_dict(sub, owner=submissions.is_owner(sub, user))
     body["failure_lines"] = (submissions.failure_lines(sub)
                              if submissions.is_owner(sub, user) else [])
+    if sub.status == "scored":  # the headline numbers, as on "my submissions" (the CLI prints them)
+        from leaderboard.server.services.headlines import headlines
+        body["headline"] = headlines(get_session(), [sub]).get(sub.id, [])
+        body["url"] = url_for("public.submission", submission_id=sub.id, _external=True)
     if sub.kind == "container" and submissions.is_owner(sub, user):
         from leaderboard.server.models.containers import container_status
         body["container"] = container_status(sub, privileged=bool(user.is_admin))

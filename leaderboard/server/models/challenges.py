@@ -1,0 +1,65 @@
+"""Challenges with phases (issue 12): a benchmark may run a timed challenge, as on EvalAI,
+Codabench and Kaggle (the TRIDENT challenge built on TriDF ran public-validation, then
+private-test phases).
+
+A `Challenge` belongs to one benchmark and has ordered `ChallengePhase` rows, each with UTC open
+and close times, the split it takes submissions on, the part of that split it ranks, and its own
+quotas. A submission belongs to the phase whose window contains its ``created_at`` (during a
+challenge the benchmark accepts only the open phase's split, so the phase is unambiguous); no
+link table is needed. When the last phase closes, the reconciler finishes the challenge
+(`leaderboard.server.services.challenges.finish_due`): the private part is revealed and the
+results are frozen into ``results_json``.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from leaderboard.server.models.base import Base, Benchmark, utcnow
+
+#: what a phase ranks: the whole split, or its public or private part (held-out splits only)
+PHASE_PARTS = ("all", "public", "private")
+
+
+class Challenge(Base):
+    __tablename__ = "challenge"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(64), unique=True)
+    benchmark_id: Mapped[int] = mapped_column(ForeignKey("benchmark.id", ondelete="CASCADE"),
+                                              index=True)
+    title: Mapped[str] = mapped_column(String(200))
+    description_md: Mapped[str] = mapped_column(Text, default="")
+    #: final selections a team may mark per benchmark and split (Kaggle: 2)
+    max_selections: Mapped[int] = mapped_column(Integer, default=2, server_default="2")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    #: set when the reconciler finished it (private part revealed, results frozen)
+    finalized_at: Mapped[datetime | None]
+    results_json: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+
+    benchmark: Mapped[Benchmark] = relationship()
+    phases: Mapped[list[ChallengePhase]] = relationship(
+        back_populates="challenge", cascade="all, delete-orphan", passive_deletes=True,
+        order_by="ChallengePhase.position")
+
+
+class ChallengePhase(Base):
+    __tablename__ = "challenge_phase"
+    __table_args__ = (UniqueConstraint("challenge_id", "position"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    challenge_id: Mapped[int] = mapped_column(ForeignKey("challenge.id", ondelete="CASCADE"),
+                                              index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(80))
+    split: Mapped[str] = mapped_column(String(64))
+    part: Mapped[str] = mapped_column(String(16), default="all")
+    opens_at: Mapped[datetime]
+    closes_at: Mapped[datetime]
+    #: per team and UTC day while the phase is open (None = the benchmark's daily quota)
+    daily_quota: Mapped[int | None] = mapped_column(Integer)
+    #: per team over the whole phase (None = no cap); counts scored work only, like quotas
+    max_submissions: Mapped[int | None] = mapped_column(Integer)
+
+    challenge: Mapped[Challenge] = relationship(back_populates="phases")
