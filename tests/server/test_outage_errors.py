@@ -8,7 +8,7 @@ import redis
 from sqlalchemy import create_engine, text
 
 from leaderboard.server.db import Database
-from tests.server.conftest import PG_ADMIN_URL
+from tests.server.conftest import PG_ADMIN_URL, _empty_pg
 
 DEAD_DB = "postgresql+psycopg://postgres@127.0.0.1:1/nothing"
 
@@ -115,7 +115,8 @@ def test_outage_in_an_after_request_hook_is_503(app):
 
 
 @pytest.fixture
-def db_url(pg_url):  # a connection killed under a request needs PostgreSQL
+def db_url(pg_url):  # a connection killed under a request needs PostgreSQL (emptied per test)
+    _empty_pg(pg_url)
     return pg_url
 
 
