@@ -1,7 +1,7 @@
 #!/bin/sh
 # Container entry point. With no argument (or `web`): bring the schema to head, then replace this
 # shell with gunicorn (exec: gunicorn becomes PID 1 and receives SIGTERM from `docker stop`).
-# With other arguments (`worker --queues scoring`, `reconcile --every 60`): check the environment,
+# With other arguments (`worker --queues scoring`, `reconcile --every 10`): check the environment,
 # then exec `python -m leaderboard <arguments>` (the worker image).
 #
 # LB_DB_UPGRADE=0 skips the upgrade: set it on every web replica but one (or run

@@ -5,14 +5,26 @@ status until it is scored or failed and prints the failure reasons line by line.
 Exit codes: 0 scored, 1 failed (the file was invalid or scoring failed), 2 the request was refused
 (bad token, quota, unknown benchmark ...), 3 the server could not be reached.
 ``--server`` defaults to ``$LB_SERVER`` (else http://127.0.0.1:5000), ``--token`` to ``$LB_TOKEN``.
+
+Safe to retry (issue 17): every upload carries an ``Idempotency-Key`` derived from the file's
+sha256 and its target (benchmark, split, kind, method name), so the server answers a repeated
+upload with the first one's submission, never a second row or a second quota charge. The client
+therefore retries what may be transient on its own, with exponential backoff and saying so on
+stderr: a lost connection (reset, refused, timed out), 502/503/504, and 429 when the server says
+when to come back (``Retry-After``). A 429 without it (the daily quota) is final. Running the
+same command again after a crash is just as safe.
 """
 from __future__ import annotations
 
+import email.utils
+import hashlib
 import os
+import random
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -78,50 +90,190 @@ def _error_text(resp: requests.Response) -> str:
     return "\n".join(lines)
 
 
+#: errors after which the request may or may not have reached the server: retried
+TRANSIENT_ERRORS = (requests.ConnectionError, requests.Timeout,
+                    requests.exceptions.ChunkedEncodingError)
+RETRY_STATUSES = (502, 503, 504)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How hard to try: ``tries`` in all, waits doubling from ``base_s`` up to ``cap_s`` (a
+    server's ``Retry-After`` wins when it is longer, up to ``max_retry_after_s``)."""
+
+    tries: int = 9
+    base_s: float = 1.0
+    cap_s: float = 30.0
+    max_retry_after_s: float = 300.0
+
+
+@dataclass(frozen=True)
+class RetryEvent:
+    """One failed try about to be retried (what ``on_retry`` callbacks receive)."""
+
+    attempt: int  # 1-based number of the try that failed
+    tries: int  # tries in all (0: until a deadline)
+    delay_s: float
+    reason: str  # "HTTP 503: ..." or "connection error: ..."
+    status: int | None = None  # None: no HTTP answer
+    retry_after: str | None = None
+    body: str = ""
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(CHUNK * 4):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def upload_key(path: Path, *, benchmark: str, split: str, kind: str, method_name: str) -> str:
+    """The idempotency key of an upload: the same file to the same target is the same upload
+    (also when the command is run again), a changed file or target a new one."""
+    target = "\n".join((file_sha256(path), benchmark, split, kind, method_name))
+    return "cli-" + hashlib.sha256(target.encode()).hexdigest()[:48]
+
+
+def _retry_after(resp: requests.Response) -> float | None:
+    value = resp.headers.get("Retry-After")
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - time.time(), 0.0)
+
+
+def _transient_wait(resp: requests.Response) -> float | None:
+    """None if ``resp`` is final; else how long the server asked us to wait (0: unspecified)."""
+    if resp.status_code in RETRY_STATUSES:
+        return _retry_after(resp) or 0.0
+    if resp.status_code == 429:
+        return _retry_after(resp)  # the rate limiter says when; the daily quota does not
+    return None
+
+
+def _backoff(policy: RetryPolicy, attempt: int, asked_s: float | None) -> float:
+    wait = min(policy.cap_s, policy.base_s * 2 ** (attempt - 1)) * random.uniform(0.5, 1.0)
+    if asked_s:
+        wait = max(wait, min(asked_s, policy.max_retry_after_s))
+    return wait
+
+
+def _with_retries(send: Callable[[], requests.Response], policy: RetryPolicy,
+                  on_retry: Callable[[RetryEvent], None] | None,
+                  sleep: Callable[[float], None]) -> requests.Response:
+    """``send()`` until it gets a final answer (returned) or the tries run out (the last
+    answer is returned; the last connection error raised)."""
+    for attempt in range(1, policy.tries + 1):
+        try:
+            resp = send()
+        except TRANSIENT_ERRORS as exc:
+            if attempt == policy.tries:
+                raise
+            event = RetryEvent(attempt, policy.tries, _backoff(policy, attempt, None),
+                               f"connection error: {type(exc).__name__}: {exc}"[:300])
+        else:
+            asked = _transient_wait(resp)
+            if asked is None or attempt == policy.tries:
+                return resp
+            event = RetryEvent(attempt, policy.tries, _backoff(policy, attempt, asked),
+                               _error_text(resp).splitlines()[0][:300], resp.status_code,
+                               resp.headers.get("Retry-After"), resp.text[:2000])
+        if on_retry is not None:
+            on_retry(event)
+        sleep(event.delay_s)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 def submit(server: str, token: str, *, benchmark: str, split: str, path: Path,
            method_name: str, description: str = "", paper_url: str = "", code_url: str = "",
            public: bool = True, progress: bool = True, session: requests.Session | None = None,
-           kind: str = "predictions") -> dict:
+           kind: str = "predictions", idempotency_key: str | None = None,
+           retry: RetryPolicy | None = None, on_retry: Callable[[RetryEvent], None] | None = None,
+           sleep: Callable[[float], None] = time.sleep) -> dict:
     """Upload ``path`` (a predictions file, or with ``kind="container"`` a ``docker save``
-    tarball); returns the 202 status document. Raises ClientError on refusal."""
+    tarball); returns the 202 status document, with ``"replayed": True`` when the server
+    already had this upload (same idempotency key). Transient failures are retried per
+    ``retry`` (`RetryPolicy`; ``RetryPolicy(tries=1)`` never retries), each reported to
+    ``on_retry``. Raises ClientError on refusal, and the last connection error if the server
+    never answered."""
     if kind not in ("predictions", "container"):
         raise ValueError(f"kind must be 'predictions' or 'container', got {kind!r}")
     http = session or requests.Session()
+    key = idempotency_key or upload_key(path, benchmark=benchmark, split=split, kind=kind,
+                                        method_name=method_name)
     fields = {"benchmark": benchmark, "split": split, "method_name": method_name,
               "description": description, "paper_url": paper_url, "code_url": code_url,
               "is_public": "1" if public else "0", "kind": kind}
     size = path.stat().st_size
     with tqdm(total=size, unit="B", unit_scale=True, desc="upload", disable=not progress,
               file=sys.stderr) as bar:
-        ctype, body = _multipart(fields, path, bar)
-        resp = http.post(f"{server.rstrip('/')}/api/v1/submissions", data=body,
-                         headers={"Authorization": f"Bearer {token}", "Content-Type": ctype,
-                                  "Accept": "application/json"},
-                         timeout=(10, 600))
+        def send() -> requests.Response:
+            bar.reset()
+            ctype, body = _multipart(fields, path, bar)
+            return http.post(f"{server.rstrip('/')}/api/v1/submissions", data=body,
+                             headers={"Authorization": f"Bearer {token}", "Content-Type": ctype,
+                                      "Accept": "application/json", "Idempotency-Key": key},
+                             timeout=(10, 600))
+
+        resp = _with_retries(send, retry or RetryPolicy(), on_retry, sleep)
     if resp.status_code != 202:
         raise ClientError(_error_text(resp))
-    return resp.json()
+    doc = resp.json()
+    doc["replayed"] = resp.headers.get("Idempotent-Replayed") == "true"
+    return doc
 
 
 def wait(server: str, token: str, submission_id: int, *, interval: float = 1.0,
          timeout: float = 3600, session: requests.Session | None = None,
-         on_status=None) -> dict:
-    """Poll until the submission is scored or failed (or ``timeout`` seconds pass)."""
+         on_status=None, on_retry: Callable[[RetryEvent], None] | None = None,
+         sleep: Callable[[float], None] = time.sleep) -> dict:
+    """Poll until the submission is scored or failed (or ``timeout`` seconds pass). A poll
+    that fails transiently (see `submit`) is tried again, reported to ``on_retry``, until the
+    timeout; then the last error is raised (ClientError, or the connection error)."""
     http = session or requests.Session()
     url = f"{server.rstrip('/')}/api/v1/submissions/{submission_id}"
     deadline = time.monotonic() + timeout
-    last = None
+    policy = RetryPolicy(cap_s=10.0)
+    last, failures = None, 0
     while True:
-        resp = http.get(url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
-        if resp.status_code != 200:
-            raise ClientError(_error_text(resp))
-        body = resp.json()
-        if on_status is not None and body["status"] != last:
-            on_status(body)
-            last = body["status"]
-        if body["status"] in DONE or time.monotonic() > deadline:
-            return body
-        time.sleep(interval)
+        try:
+            resp = http.get(url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+        except TRANSIENT_ERRORS as exc:
+            failures += 1
+            if time.monotonic() > deadline:
+                raise
+            event = RetryEvent(failures, 0, _backoff(policy, min(failures, 10), None),
+                               f"connection error: {type(exc).__name__}: {exc}"[:300])
+        else:
+            asked = _transient_wait(resp)
+            if asked is not None and time.monotonic() <= deadline:
+                failures += 1
+                event = RetryEvent(failures, 0, _backoff(policy, min(failures, 10), asked),
+                                   _error_text(resp).splitlines()[0][:300], resp.status_code,
+                                   resp.headers.get("Retry-After"), resp.text[:2000])
+            else:
+                if resp.status_code != 200:
+                    raise ClientError(_error_text(resp))
+                failures = 0
+                body = resp.json()
+                if on_status is not None and body["status"] != last:
+                    on_status(body)
+                    last = body["status"]
+                if body["status"] in DONE or time.monotonic() > deadline:
+                    return body
+                sleep(interval)
+                continue
+        if on_retry is not None:
+            on_retry(event)
+        sleep(event.delay_s)
 
 
 class ClientError(Exception):
@@ -155,7 +307,8 @@ def headline_lines(status: dict) -> list[str]:
 Environment variables:
   LB_SERVER   the server's base URL (default http://127.0.0.1:5000); --server overrides it
   LB_TOKEN    your API token (create one on the team page); --token overrides it
-Exit codes: 0 scored, 1 failed, 2 refused (token, quota, benchmark), 3 server unreachable.""")
+Exit codes: 0 scored, 1 failed, 2 refused (token, quota, benchmark), 3 server unreachable
+(after the retries: a lost connection, 502/503/504 and 429 with Retry-After are retried).""")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
                 required=False)
 @click.option("--image", type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -173,25 +326,44 @@ Exit codes: 0 scored, 1 failed, 2 refused (token, quota, benchmark), 3 server un
               help="API token (or $LB_TOKEN).")
 @click.option("--no-wait", is_flag=True, help="Return after the upload.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--retries", type=click.IntRange(min=0), default=8, show_default=True,
+              help="Retries of an upload that failed transiently (lost connection, "
+                   "502/503/504, 429 with Retry-After).")
+@click.option("--idempotency-key", default=None,
+              help="Key naming this upload (default: derived from the file's sha256 and the "
+                   "target, so re-running the command never submits twice).")
 def submit_cmd(file: Path | None, image: Path | None, benchmark: str, split: str,
                method_name: str | None,
                description: str, paper_url: str, code_url: str, private: bool, server: str,
-               token: str, no_wait: bool, quiet: bool) -> None:
+               token: str, no_wait: bool, quiet: bool, retries: int,
+               idempotency_key: str | None) -> None:
     """Upload a predictions FILE (or a detector --image) and wait for its score."""
     if (file is None) == (image is None):
         click.echo("error: give either a predictions FILE or --image TARBALL", err=True)
         sys.exit(2)
     kind, file = ("container", image) if image is not None else ("predictions", file)
+
+    def say_retry(event: RetryEvent) -> None:
+        click.echo(f"warning: try {event.attempt} of {event.tries} failed ({event.reason}); "
+                   f"retrying in {event.delay_s:.0f} s (the upload is never counted twice)",
+                   err=True)
+
     try:
         doc = submit(server, token, benchmark=benchmark, split=split, path=file, kind=kind,
                      method_name=method_name or file.name.split(".")[0], description=description,
                      paper_url=paper_url, code_url=code_url, public=not private,
-                     progress=not quiet)
+                     progress=not quiet, idempotency_key=idempotency_key,
+                     retry=RetryPolicy(tries=retries + 1), on_retry=say_retry)
+        if doc.get("replayed"):
+            click.echo(f"the server already had this upload (same file and target): "
+                       f"submission {doc['id']}", err=True)
         click.echo(f"submission {doc['id']}: {doc['status']}")
         if no_wait:
             return
         final = wait(server, token, doc["id"],
-                     on_status=lambda b: click.echo(f"status: {b['status']}", err=True))
+                     on_status=lambda b: click.echo(f"status: {b['status']}", err=True),
+                     on_retry=lambda e: click.echo(f"warning: status poll failed ({e.reason}); "
+                                                   f"retrying in {e.delay_s:.0f} s", err=True))
     except ClientError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)

@@ -110,12 +110,11 @@ def create_admin(email: str, display_name: str, password: str) -> None:
 @click.option("--burst", is_flag=True, help="Exit when the queues are empty.")
 @click.option("--simple", is_flag=True, help="Run jobs in this process (no fork per job).")
 def worker(queues: str, burst: bool, simple: bool) -> None:
-    """Run an RQ worker (JSON serializer) inside the app context."""
-    from rq import Queue, SimpleWorker, Worker
-    from rq.serializers import JSONSerializer
-
+    """Run an RQ worker (JSON serializer) inside the app context; it waits out Redis outages
+    and reconnects (`leaderboard.server.jobs.worker`)."""
     from leaderboard.server.db import get_db
     from leaderboard.server.jobs.queue import redis_connection
+    from leaderboard.server.jobs.worker import run_worker
 
     with _app_context() as app:
         conn = redis_connection(app)
@@ -129,10 +128,7 @@ def worker(queues: str, burst: bool, simple: bool) -> None:
         import leaderboard.core.benchmarks  # noqa: F401
         import leaderboard.core.scoring  # noqa: F401
         import leaderboard.server.jobs.scoring  # noqa: F401
-        qs = [Queue(n, connection=conn, serializer=JSONSerializer) for n in names]
-        cls = SimpleWorker if simple else Worker
-        w = cls(qs, connection=conn, serializer=JSONSerializer)
-        w.work(burst=burst, with_scheduler=not burst, logging_level="INFO")
+        run_worker(conn, names, burst=burst, simple=simple)
 
 
 @server.command("reap")
@@ -164,13 +160,19 @@ def reap_cmd(every: int | None) -> None:
 @click.option("--every", type=click.IntRange(min=1), default=None,
               help="Repeat every N seconds (default: one pass).")
 def reconcile_cmd(every: int | None) -> None:
-    """Re-queue submissions stuck past their deadline, or fail them after too many attempts."""
+    """Re-queue submissions whose job was lost (worker died, Redis flushed or restarted, an
+    enqueue that never happened), or fail them after too many attempts. Production runs it
+    ``--every 10``; a failing pass (database or Redis down) is logged and the next one runs."""
     from leaderboard.server.jobs.reconcile import reconcile
 
     with _app_context():
         while True:
-            report = reconcile()
-            click.echo(str(report))
+            try:
+                click.echo(str(reconcile()))
+            except Exception:  # noqa: BLE001 - a one-shot pass fails; a loop outlives outages
+                if every is None:
+                    raise
+                log.exception("reconcile pass failed; next pass in %s s", every)
             if every is None:
                 break
             time.sleep(every)

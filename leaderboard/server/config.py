@@ -15,6 +15,8 @@ overrides to `load_config`; nothing here runs at import time.
 ``MAX_UPLOAD_MB``      largest accepted predictions file (default 200)
 ``SCORING_TIMEOUT_S``  RQ job timeout of one scoring run (default 600)
 ``QUEUE_DEADLINE_S``   how long a submission may wait in the queue before the reconciler acts
+``RECOVERY_GRACE_S``   a row whose job Redis no longer holds (and no lease covers) this long is
+                       re-queued at the reconciler's next pass, whatever its deadline (10)
 ``MAX_ATTEMPTS``       scoring attempts before a submission fails as a platform error (3)
 ``COOKIE_SECURE``      "0" to allow session cookies over plain http (local development)
 ``MAX_IMAGE_MB``       largest accepted detector image tarball (default 20480)
@@ -32,7 +34,9 @@ overrides to `load_config`; nothing here runs at import time.
 ``JUDGE_OPENAI_*``     BASE_URL, MODEL, API_KEY of the OpenAI-compatible judge
 ``GPU_DEVICE``, ``HARNESS_*``  GPU index and container limits for detector runs
 ``DEFAULT_JUDGE``      judge of benchmarks without an official one (default "rules")
-``JUDGE_DEADLINE_S``   judging queued/running this long is re-enqueued by the reconciler (1800)
+``JUDGE_DEADLINE_S``   without Redis (inline jobs), judging queued/running this long is
+                       re-enqueued by the reconciler (1800); with Redis, RECOVERY_GRACE_S after
+                       its job went missing
 ``JUDGE_OPENAI_*``     ``BASE_URL``, ``MODEL``, ``API_KEY`` of the OpenAI-compatible judge
 ``DEPLOYMENT_ID``      label on every image and container this deployment loads or runs, so
                        deployments sharing a Docker engine never remove each other's (default:
@@ -58,7 +62,7 @@ _DEPLOYMENT_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 _INTS = {"DAILY_QUOTA": 5, "MAX_UPLOAD_MB": 200, "SCORING_TIMEOUT_S": 600,
          "QUEUE_DEADLINE_S": 3600, "MAX_ATTEMPTS": 3, "JOB_RESULT_TTL_S": 3600,
-         "JOB_FAILURE_TTL_S": 7 * 86400, "LABEL_CACHE_SIZE": 8,
+         "JOB_FAILURE_TTL_S": 7 * 86400, "LABEL_CACHE_SIZE": 8, "RECOVERY_GRACE_S": 10,
          "MAX_IMAGE_MB": 20480, "CONTAINER_MARGIN_S": 600, "CONTAINER_MAX_ATTEMPTS": 2}
 
 

@@ -7,12 +7,15 @@ Two lifetimes, both owned by the caller (never by a model or a service function)
 """
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
+
+log = logging.getLogger(__name__)
 
 
 def make_engine(url: str) -> Engine:
@@ -46,16 +49,17 @@ class Database:
 
     @contextmanager
     def scope(self) -> Iterator[Session]:
-        """Commit on success, roll back on error, always close."""
+        """Commit on success, roll back on error, always close. The error that ended the block
+        is the one raised, even when the rollback fails too (a dead connection)."""
         session = self.Session()
         try:
             yield session
             session.commit()
         except BaseException:
-            session.rollback()
+            close_session(session, rollback=True)
             raise
-        finally:
-            session.close()
+        else:
+            close_session(session)
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -71,11 +75,32 @@ def init_app(app) -> Database:
         from flask import g
         session = g.pop("lb_session", None)
         if session is not None:
-            if exc is not None:
-                session.rollback()
-            session.close()
+            close_session(session, rollback=exc is not None)
 
     return db
+
+
+def close_session(session: Session, *, rollback: bool = False) -> None:
+    """Roll back (if asked) and close ``session``, never raising: at teardown an exception would
+    escape Flask (the WSGI server's own 500 page). A connection that died under the session
+    (database restarted, connection terminated) is invalidated instead, so the pool drops it."""
+    try:
+        if rollback:
+            session.rollback()
+        session.close()
+    except Exception:  # noqa: BLE001 - see above; logged, then the connection is discarded
+        log.warning("closing a database session failed; its connection is discarded",
+                    exc_info=True)
+        discard_session(session)
+
+
+def discard_session(session: Session) -> None:
+    """Give up on ``session`` whose connection is broken: invalidate its connections (the pool
+    replaces them) and forget its state. Never raises."""
+    try:
+        session.invalidate()
+    except Exception:  # noqa: BLE001 - nothing more can be done with a dead connection
+        log.debug("invalidating a broken session failed", exc_info=True)
 
 
 def get_db(app=None) -> Database:

@@ -27,6 +27,20 @@
   }
   if (bench && split) { bench.addEventListener("change", fillSplits); fillSplits(); }
 
+  // The idempotency key names one upload: retrying it (same page, same file) returns the same
+  // submission; choosing another file, or coming back to this page, starts a new one.
+  var keyField = document.getElementById("idempotency-key");
+  var fileField = document.getElementById("file");
+  function newKey() {
+    var bytes = new Uint8Array(18);
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+  }
+  if (keyField && fileField) {
+    fileField.addEventListener("change", function () { keyField.value = newKey(); });
+    window.addEventListener("pageshow", function (e) { if (e.persisted) { keyField.value = newKey(); } });
+  }
+
   function fail(text) {
     message.textContent = text;
     message.className = "error-box";
@@ -131,12 +145,16 @@
         return;
       }
       button.disabled = false;
-      fail(body && body.message ? body.message : "Upload failed (HTTP " + xhr.status + ").");
+      var text = body && body.message ? body.message : "Upload failed (HTTP " + xhr.status + ").";
+      if (xhr.status === 503 || xhr.status === 502 || xhr.status === 504) {
+        text += " Press Upload again in a few seconds: a repeated upload is never counted twice.";
+      }
+      fail(text);
       if (body) { showProblems(body.problems, body.total_problems || 0); }
     });
     xhr.addEventListener("error", function () {
       button.disabled = false;
-      fail("The connection failed during the upload; please try again.");
+      fail("The connection failed during the upload; press Upload again (a repeated upload is never counted twice).");
     });
     xhr.send(new FormData(form));
   }

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -284,21 +285,36 @@ def make_app(tmp_path: Path, **extra):
     return create_app(cfg)
 
 
-@pytest.fixture
-def stack(pg, redis_server, syncred_pack, tmp_path):
+@contextmanager
+def make_stack(pg, redis_server, pack_dir: Path, tmp_path: Path, **env_extra: str):
+    """A `Stack` on a fresh database and a flushed ``redis_server`` (see `stack`)."""
     import redis
 
     from leaderboard.server.config import load_config
     from leaderboard.server.services.scoring_service import clear_caches
     from leaderboard.server.web import create_app
 
-    redis.Redis.from_url(redis_server.url()).flushall()
+    conn = redis.Redis.from_url(redis_server.url())
+    conn.flushall()
+    conn.close()
     db_url = new_database(pg)
-    env = make_env(db_url=db_url, redis_url=redis_server.url(), data_dir=tmp_path / "data")
+    env = make_env(db_url=db_url, redis_url=redis_server.url(), data_dir=tmp_path / "data",
+                   **env_extra)
     clear_caches()
     app = create_app(dict(load_config(environ=env), TESTING=True, RATELIMIT_ENABLED=False))
-    key, token = seed(app, syncred_pack)
+    key, token = seed(app, pack_dir)
     st = Stack(app=app, env=env, token=token, benchmark=key, data_dir=tmp_path / "data")
-    yield st
-    st.close()
-    app.extensions["lb_db"].dispose()
+    try:
+        yield st
+    finally:
+        st.close()
+        redis_conn = app.extensions.get("lb_redis")
+        if redis_conn is not None:
+            redis_conn.close()
+        app.extensions["lb_db"].dispose()
+
+
+@pytest.fixture
+def stack(pg, redis_server, syncred_pack, tmp_path):
+    with make_stack(pg, redis_server, syncred_pack, tmp_path) as st:
+        yield st

@@ -90,25 +90,53 @@ class PostgresServer:
 
 
 class RedisServer:
-    """``redis-server`` on a spare port with nothing kept on disk."""
+    """``redis-server`` on a spare port, nothing kept on disk unless ``appendonly``.
 
-    def __init__(self, exe: str):
+    ``appendonly=True`` runs it as production does (an append-only file), with ``fsync`` after
+    every write, so that a SIGKILL (`kill`) loses nothing Redis acknowledged and `start` brings
+    back exactly that state: e.g. a job a worker had just taken off its queue.
+    """
+
+    def __init__(self, exe: str, *, appendonly: bool = False):
+        self.exe = exe
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="lb-prod-redis-"))
+        self.appendonly = appendonly
+        self.proc: subprocess.Popen | None = None
+        self.start()
+
+    def start(self) -> None:
+        """Start it (again, after `kill` or a SIGKILL from elsewhere: same port and files)."""
+        if self.proc is not None:
+            self.proc.wait(timeout=10)  # the killed one: reap it
+        persistence = (["--appendonly", "yes", "--appendfsync", "always"] if self.appendonly
+                       else ["--appendonly", "no"])
         self.proc = subprocess.Popen(
-            [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.dir)],
+            [self.exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             *persistence, "--dir", str(self.dir)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_port(self.port)
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash or the OOM killer would (no shutdown, no final write)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+        if self.proc is not None:
+            self.proc.wait(timeout=10)
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
 
     def url(self, db: int = 0) -> str:
         return f"redis://127.0.0.1:{self.port}/{db}"
 
     def close(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -1,9 +1,10 @@
 """PostgreSQL crashes and comes back while gunicorn serves uploads, board reads and status polls.
 
-Proves: the web process survives (every request gets an HTTP answer; failures are clean JSON
-5xx under /api, and /readyz answers 503 naming the database), service recovers by itself after
-the restart (pooled connections are pre-pinged), and no accepted submission is lost or stuck:
-after the reconciler and the workers, every submission row - accepted with 202 or not - is scored.
+Proves: the web process survives (every request gets an HTTP answer; failures are 503s, JSON
+under /api and the outage page elsewhere, and /readyz answers 503 naming the database), service
+recovers by itself after the restart (pooled connections are pre-pinged), and no accepted
+submission is lost or stuck: after the reconciler and the workers, every submission row -
+accepted with 202 or not - is scored.
 """
 from __future__ import annotations
 
@@ -30,8 +31,7 @@ def test_postgres_restart_under_traffic(stack, predictions, pg):
                        "--timeout", "30", "app:app"])
     wait_port(port)
     base = f"http://127.0.0.1:{port}"
-    wait_for(lambda: requests.get(base + "/readyz", timeout=5).status_code == 200,
-             timeout_s=30, what="gunicorn ready")
+    wait_for(lambda: _ready(base), timeout_s=60, what="gunicorn ready")
     stack.worker()  # a normal worker (with RQ's scheduler, which runs the retries)
 
     users = [User(stack.token)] + [User(stack.member()) for _ in range(4)]
@@ -59,9 +59,11 @@ def test_postgres_restart_under_traffic(stack, predictions, pg):
     failures = [r for r in results if r.status != EXPECTED[r.kind]]
     assert failures, "the outage did not reach any request"
     for r in failures:
-        assert r.status in (500, 503), (r.kind, r.status, r.body)
+        assert r.status == 503, (r.kind, r.status, r.body)  # retryable, never a 500 (issue 17)
         if r.kind != "board_page":  # the API answers JSON errors
-            assert '"error"' in r.body, r.body
+            assert '"error": "unavailable"' in r.body or '"error":"unavailable"' in r.body, r.body
+        else:
+            assert "temporarily unavailable" in r.body, r.body
         # a request can fail only if it overlapped the outage (plus one pool recycle)
         assert outage_start - 1.0 <= r.started + r.latency_s and r.started <= outage_end + 2.0, r
     late = [r for r in results if r.started > outage_end + 2.0]
@@ -79,3 +81,10 @@ def test_postgres_restart_under_traffic(stack, predictions, pg):
     rows = stack.rows()
     assert accepted <= set(rows)
     assert {sid: row[0] for sid, row in rows.items()} == {sid: "scored" for sid in rows}
+
+
+def _ready(base: str) -> bool:
+    try:  # a busy machine may not answer within the timeout while gunicorn boots
+        return requests.get(base + "/readyz", timeout=5).status_code == 200
+    except requests.RequestException:
+        return False

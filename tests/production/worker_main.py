@@ -1,13 +1,19 @@
-"""``python tests/production/worker_main.py worker ...``: the real worker command, maybe slowed.
+"""``python tests/production/worker_main.py worker ...``: the real worker command, with faults.
 
-With ``LB_TEST_SCORING_DELAY_S`` set, every scoring run first sleeps that long (before computing
-anything), so a fault test can kill the worker while a submission is certainly mid-scoring. The
-patch is made before RQ forks its work-horse, which inherits it. Nothing else differs from
-``python -m leaderboard worker``.
+Nothing differs from ``python -m leaderboard worker`` unless one of these is set (each patch is
+made before RQ forks its work-horse, which inherits it):
+
+- ``LB_TEST_SCORING_DELAY_S``: every scoring run first sleeps that long (before computing
+  anything), so a fault test can kill the worker while a submission is certainly mid-scoring;
+- ``LB_TEST_DIE_AFTER_DEQUEUE=1``: the worker SIGKILLs itself right after it takes its first job
+  off the queue, before the job starts (no claim, no lease: the job is in no queue);
+- ``LB_TEST_KILL_AFTER_DEQUEUE=<pid>``: right after taking its first job off the queue, the
+  worker SIGKILLs process ``pid`` (the Redis server: "Redis dies during a dequeue").
 """
 from __future__ import annotations
 
 import os
+import signal
 import time
 
 
@@ -23,10 +29,31 @@ def _slow_down(delay_s: float) -> None:
     scoring_service.compute = slow_compute
 
 
+def _after_first_dequeue(action) -> None:
+    from rq.queue import Queue
+
+    dequeue_any = Queue.dequeue_any.__func__
+    done = []
+
+    def patched(cls, *args, **kwargs):
+        result = dequeue_any(cls, *args, **kwargs)
+        if result is not None and not done:
+            done.append(True)
+            action()
+        return result
+
+    Queue.dequeue_any = classmethod(patched)
+
+
 if __name__ == "__main__":
     delay = float(os.environ.get("LB_TEST_SCORING_DELAY_S") or 0)
     if delay > 0:
         _slow_down(delay)
+    if os.environ.get("LB_TEST_DIE_AFTER_DEQUEUE") == "1":
+        _after_first_dequeue(lambda: os.kill(os.getpid(), signal.SIGKILL))
+    victim = os.environ.get("LB_TEST_KILL_AFTER_DEQUEUE")
+    if victim:
+        _after_first_dequeue(lambda: os.kill(int(victim), signal.SIGKILL))
     from leaderboard.cli import main
 
     main()

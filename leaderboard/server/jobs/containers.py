@@ -206,12 +206,14 @@ def _score(claim: svc.Claim, sid: int) -> dict:
     try:
         result = svc.compute(claim, label_keys=current_app.config["LABEL_KEYS"])
     except PredictionError as err:
-        return record_invalid(sid, err, job="container")
+        return record_invalid(sid, err, job="container", attempt=claim.attempt)
     except Exception as exc:
         log.exception("job=container submission=%s outcome=scoring_error", sid)
         _platform_failure(sid, f"scoring crashed ({type(exc).__name__})")
         raise
-    n = store_scores(sid, claim.benchmark_key, result, job="container")
+    n = store_scores(sid, claim.benchmark_key, result, job="container", attempt=claim.attempt)
+    if n is None:  # re-queued past its deadline while this run went on: the newer run counts
+        return {"submission": sid, "status": "superseded"}
     return {"submission": sid, "status": "scored", "records": n}
 
 

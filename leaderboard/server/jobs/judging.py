@@ -30,6 +30,8 @@ from leaderboard.judges.base import JudgeError
 from leaderboard.judges.caching import CachingJudge
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_db
+from leaderboard.server.jobs import lease
+from leaderboard.server.jobs.queue import current_job_id, redis_connection
 from leaderboard.server.models import Benchmark, LabelSet, Submission
 from leaderboard.server.services import judging
 from leaderboard.server.services import scoring_service as svc
@@ -79,7 +81,7 @@ def enqueue_judging(submission_id: int, *, mark: bool = True) -> str:
                           inline=judge_submission, kind="judge ",
                           job_timeout=cfg["SCORING_TIMEOUT_S"], retry=RETRY,
                           description=f"judge submission {submission_id}",
-                          recovery="an admin re-judge recovers it")
+                          recovery="the reconciler will re-queue it")
     return job_id
 
 
@@ -108,7 +110,10 @@ def _mark(submission_id: int, state: str, identity: str | None, reason: str | No
 
 
 def judge_submission(submission_id: int) -> dict:
-    """The ``judge`` queue's job: judge (through the cache) and rescore one scored submission."""
+    """The ``judge`` queue's job: judge (through the cache) and rescore one scored submission.
+
+    While it runs it holds the submission's judge lease (`leaderboard.server.jobs.lease`), which
+    tells the reconciler that the job lives (a lapsed lease: re-enqueued within a minute)."""
     cfg = current_app.config
     db = get_db()
     submission_id = int(submission_id)
@@ -119,6 +124,13 @@ def judge_submission(submission_id: int) -> dict:
                  submission_id)
         return {"submission": submission_id, "status": "skipped"}
     claim, identity, sha = read
+    with lease.hold(redis_connection(), "judge", submission_id, current_job_id()):
+        return _judge(submission_id, claim, identity, sha, cfg)
+
+
+def _judge(submission_id: int, claim, identity: str, sha: str, cfg) -> dict:
+    """Judge and rescore a read submission (the lease held; see `judge_submission`)."""
+    db = get_db()
     try:
         judge = judging.build_judge(identity, cfg)
         caching = CachingJudge(

@@ -3,7 +3,9 @@
 `enqueue_scoring` writes the "queued" state (with a deadline) and commits *before* touching Redis,
 so a lost enqueue (Redis down, flushed, worker killed) leaves a row the reconciler will find; the
 database is the truth and the queue only carries work. Without ``REDIS_URL`` the job runs inline in
-the calling process (the embedded default).
+the calling process (the embedded default). `queue_view` is what the reconciler reads to tell a
+job that will still run (waiting, deferred, a retry not yet due) from a lost one, and the Redis
+connection fails fast (`redis_connection`): a web request never waits on a Redis that is down.
 
 Every enqueue states its policy explicitly: ``job_timeout`` (SCORING_TIMEOUT_S), ``result_ttl``,
 ``failure_ttl``, a `Retry` for transient failures (the job cancels retries for the others), and
@@ -13,10 +15,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 import redis
+import redis.retry
 from flask import current_app
+from redis.backoff import ExponentialWithJitterBackoff
 from rq import Queue, Retry
 from rq.serializers import JSONSerializer
 from sqlalchemy import update
@@ -42,7 +47,11 @@ def redis_connection(app=None) -> redis.Redis | None:
         return None
     conn = app.extensions.get("lb_redis")
     if conn is None:
-        conn = app.extensions["lb_redis"] = redis.Redis.from_url(url)
+        # Fail fast when Redis is down (redis-py would otherwise retry each command ten times):
+        # a lost enqueue costs nothing, the reconciler re-queues the row when Redis answers.
+        conn = app.extensions["lb_redis"] = redis.Redis.from_url(
+            url, socket_connect_timeout=2,
+            retry=redis.retry.Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), 2))
     return conn
 
 
@@ -95,15 +104,49 @@ def mark_queued(submission_id: int, job_id: str, deadline_s: int) -> None:
 GPU_QUEUE = "gpu"
 
 
-def job_waiting(job_id: str | None) -> bool:
-    """True if ``job_id`` is still waiting in Redis (queued, scheduled or deferred)."""
-    conn = redis_connection()
-    if conn is None or not job_id:
-        return False
-    from rq.exceptions import NoSuchJobError
-    from rq.job import Job
-    try:
-        job = Job.fetch(job_id, connection=conn, serializer=JSONSerializer)
-    except NoSuchJobError:
-        return False
-    return job.get_status(refresh=False) in ("queued", "scheduled", "deferred")
+def current_job_id() -> str:
+    """The RQ job running this code, or "inline" (names the holder of a lease)."""
+    from rq import get_current_job
+    job = get_current_job()
+    return job.id if job is not None else "inline"
+
+
+@dataclass(frozen=True)
+class QueueView:
+    """What Redis holds for one queue at one instant: the jobs that will still run by themselves.
+
+    A job counts while it waits in the queue's list, in its deferred registry, or in its
+    scheduled registry (a retry after a transient failure) unless its time is more than a grace
+    past (no scheduler is running to move it). A job taken off the list by a worker is not here:
+    from then on the lease (`leaderboard.server.jobs.lease`) is the evidence that it runs.
+    """
+
+    waiting: frozenset[str]
+    scheduled: dict[str, float]  # job id -> when it is due (unix seconds)
+    deferred: frozenset[str]
+
+    def holds(self, job_id: str | None, *, now: datetime, grace_s: float) -> bool:
+        if not job_id:
+            return False
+        if job_id in self.waiting or job_id in self.deferred:
+            return True
+        due = self.scheduled.get(job_id)
+        return due is not None and due >= now.timestamp() - grace_s
+
+    def job_ids(self) -> set[str]:
+        return {*self.waiting, *self.scheduled, *self.deferred}
+
+
+def queue_view(name: str, conn: redis.Redis) -> QueueView:
+    """One consistent-enough read (a pipeline) of queue ``name``. Raises RedisError."""
+    from rq.registry import DeferredJobRegistry, ScheduledJobRegistry
+
+    q = Queue(name, connection=conn, serializer=JSONSerializer)
+    pipe = conn.pipeline(transaction=False)
+    pipe.lrange(q.key, 0, -1)
+    pipe.zrange(ScheduledJobRegistry(queue=q).key, 0, -1, withscores=True)
+    pipe.zrange(DeferredJobRegistry(queue=q).key, 0, -1)
+    waiting, scheduled, deferred = pipe.execute()
+    return QueueView(waiting=frozenset(j.decode() for j in waiting),
+                     scheduled={j.decode(): float(t) for j, t in scheduled},
+                     deferred=frozenset(j.decode() for j in deferred))

@@ -1,17 +1,34 @@
 """Finding submissions that fell out of the queue, and putting them back (or failing them).
 
-A submission is *stuck* when it is received, queued or scoring and its ``deadline_at`` has passed
-(a row with no deadline counts from ``created_at``): the worker was killed, Redis was flushed, or
-the enqueue never reached Redis. Each stuck submission is either re-queued, or, once it has used
-``MAX_ATTEMPTS`` scoring attempts, failed as a platform error with a clear reason (quota
-refunded). None is ever dropped: every one found ends in one of those two states.
-A queued submission whose job is still waiting in Redis (a long backlog) is left alone and given a
-new deadline.
+One pass (``python -m leaderboard reconcile --every 10`` runs one every 10 s) looks at every
+submission in flight and decides from the database and what Redis shows (issue 17: nothing waits
+for a deadline it does not need):
 
-Judge jobs (`leaderboard.server.jobs.judging`) get the same treatment (`reconcile_judging`): a judging state
-("queued"/"running" in ``notes_json["judging"]``) that has not moved for ``JUDGE_DEADLINE_S`` is
-re-enqueued, and once the round has used ``MAX_ATTEMPTS`` judge runs it is marked "failed" with the
-reason (the judge-free records stay on the board).
+- **received** for `RECOVERY_GRACE_S`: committed but never handed to a queue (the web worker died
+  after the commit, or Redis was down): enqueued now.
+- **queued**: its job must be waiting in its queue, deferred, or scheduled for a retry that is
+  not overdue (`leaderboard.server.jobs.queue.QueueView`), or already running (its lease). A job
+  Redis no longer holds (flushed, lost in a Redis crash mid-dequeue, its worker killed between
+  dequeue and start) is re-queued as soon as the row has been queued for `RECOVERY_GRACE_S`.
+  A job still waiting past the row's deadline is a backlog: the deadline moves on.
+- **scoring**: the work-horse renews a lease every few seconds (`leaderboard.server.jobs.lease`);
+  a row with no lease, claimed more than `RECOVERY_GRACE_S` ago, lost its worker and is
+  re-queued. Container runs keep to their deadline (wall limit + margin): the orphaned container
+  holds its GPU until the reaper removes it, so re-running earlier would share the device.
+- **any state past its deadline** (a row with none counts from ``created_at`` +
+  ``QUEUE_DEADLINE_S``): re-queued. This is all the reconciler can go by without Redis (inline
+  jobs, or Redis down: then it never guesses from missing evidence).
+
+Re-queuing a submission that used ``MAX_ATTEMPTS`` (``CONTAINER_MAX_ATTEMPTS``) fails it as a
+platform error with the reason (quota refunded) instead. None is ever dropped. Two reconcilers
+are safe: each acts on a row only under its row lock and only if the row is unchanged since it
+decided, and a duplicate job is harmless (only one claim of a row wins).
+
+Judge jobs (`leaderboard.server.jobs.judging`) get the same treatment (`reconcile_judging`):
+judging "queued"/"running" with no job in the ``judge`` queue and no judge lease is re-enqueued
+after `RECOVERY_GRACE_S` (after ``JUDGE_DEADLINE_S`` without Redis), and once the round has used
+``MAX_ATTEMPTS`` judge runs it is marked "failed" with the reason (the judge-free records stay on
+the board).
 
 Challenges (issue 12): each pass also finishes every challenge whose last phase has closed
 (`leaderboard.server.services.challenges.finish_due`): the private part is revealed and the
@@ -24,14 +41,17 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
+import redis
 from flask import current_app
-from sqlalchemy import and_, or_, select
+from sqlalchemy import select
 
 from leaderboard.server.db import get_db
-from leaderboard.server.jobs import queue
+from leaderboard.server.jobs import lease, queue
 from leaderboard.server.jobs.containers import enqueue_container
+from leaderboard.server.jobs.judging import JUDGE_QUEUE, enqueue_judging
 from leaderboard.server.jobs.scoring import enqueue_scoring
 from leaderboard.server.models import IN_FLIGHT, Submission, utcnow
+from leaderboard.server.services.judging import JUDGING_IN_FLIGHT, set_state
 from leaderboard.server.services.scoring_service import record_platform_failure
 
 log = logging.getLogger(__name__)
@@ -57,54 +77,122 @@ class ReconcileReport:
         return line
 
 
-def stuck_ids(session, *, now: datetime, grace_s: int) -> list[int]:
-    return list(session.scalars(
-        select(Submission.id).where(
-            Submission.status.in_(IN_FLIGHT),
-            or_(Submission.deadline_at < now,
-                and_(Submission.deadline_at.is_(None),
-                     Submission.created_at < now - timedelta(seconds=grace_s))))
-        .order_by(Submission.id)))
+@dataclass(frozen=True)
+class _Row:
+    """A submission in flight as read at the start of the pass (unlocked)."""
+
+    id: int
+    status: str
+    kind: str
+    job_id: str | None
+    attempts: int
+    created_at: datetime
+    queued_at: datetime | None
+    started_at: datetime | None
+    deadline_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What Redis showed, read after the rows (so a row that moved on is caught by its recheck)."""
+
+    views: dict[str, queue.QueueView]
+    scoring_leases: set[int]
+    judge_leases: set[int]
+
+
+def _gather(row_ids: list[int], judge_ids: list[int]) -> Evidence | None:
+    """The evidence, or None without Redis or while it does not answer (then only deadlines
+    count: missing evidence is never read as a lost job)."""
+    conn = queue.redis_connection()
+    if conn is None:
+        return None
+    try:
+        views = {name: queue.queue_view(name, conn)
+                 for name in (queue.SCORING_QUEUE, queue.GPU_QUEUE, JUDGE_QUEUE)}
+        return Evidence(views, lease.held(conn, "score", row_ids),
+                        lease.held(conn, "judge", judge_ids))
+    except redis.exceptions.RedisError as exc:
+        log.warning("reconcile: Redis is not answering (%s); deadlines only this pass",
+                    type(exc).__name__)
+        return None
+
+
+def _verdict(row: _Row, ev: Evidence | None, *, now: datetime, cfg) -> str:
+    """``"ok"``, ``"extend"`` (a backlog past its deadline) or ``"lost"`` (re-queue or fail)."""
+    grace = timedelta(seconds=cfg["RECOVERY_GRACE_S"])
+    deadline = row.deadline_at or row.created_at + timedelta(seconds=cfg["QUEUE_DEADLINE_S"])
+    overdue = deadline < now
+    if row.status == "received":
+        return "lost" if overdue or row.created_at < now - grace else "ok"
+    if ev is None:
+        return "lost" if overdue else "ok"
+    if row.status == "queued":
+        name = queue.GPU_QUEUE if row.kind == "container" else queue.SCORING_QUEUE
+        if ev.views[name].holds(row.job_id, now=now, grace_s=grace.total_seconds()) \
+                or row.id in ev.scoring_leases:
+            return "extend" if overdue else "ok"
+        return "lost" if overdue or (row.queued_at or row.created_at) < now - grace else "ok"
+    if overdue:  # scoring past SCORING_TIMEOUT_S + grace: RQ would have killed it by now
+        return "lost"
+    if row.kind == "container" or row.id in ev.scoring_leases:
+        return "ok"
+    return "lost" if (row.started_at or row.created_at) < now - grace else "ok"
+
+
+def _in_flight(session) -> list[_Row]:
+    return [_Row(*r) for r in session.execute(
+        select(Submission.id, Submission.status, Submission.kind, Submission.job_id,
+               Submission.attempts, Submission.created_at, Submission.queued_at,
+               Submission.started_at, Submission.deadline_at)
+        .where(Submission.status.in_(IN_FLIGHT)).order_by(Submission.id))]
+
+
+def _locked(session, sid: int) -> Submission | None:
+    q = select(Submission).where(Submission.id == sid)
+    if session.get_bind().dialect.name == "postgresql":
+        q = q.with_for_update(skip_locked=True)  # two reconcilers never act twice
+    return session.scalar(q)
 
 
 def reconcile(*, now: datetime | None = None) -> ReconcileReport:
-    """One pass over stuck submissions (inside an app context)."""
+    """One pass over the submissions and judge jobs in flight (inside an app context)."""
     cfg = current_app.config
     db = get_db()
     now = now or utcnow()
     report = ReconcileReport()
     with db.scope() as session:
-        ids = stuck_ids(session, now=now, grace_s=cfg["QUEUE_DEADLINE_S"])
-    for sid in ids:
+        rows = _in_flight(session)
+        judge_ids = _judging_ids(session)
+    ev = _gather([r.id for r in rows], judge_ids)
+    for row in rows:
+        verdict = _verdict(row, ev, now=now, cfg=cfg)
+        if verdict == "ok":
+            continue
         with db.scope() as session:
-            q = select(Submission).where(Submission.id == sid)
-            if session.get_bind().dialect.name == "postgresql":
-                q = q.with_for_update(skip_locked=True)  # two reconcilers never act twice
-            sub = session.scalar(q)
-            if sub is None or sub.status not in IN_FLIGHT:
-                continue  # finished meanwhile
-            if sub.deadline_at is not None and sub.deadline_at >= now:
-                continue  # a job picked it up meanwhile
-            if sub.status == "queued" and queue.job_waiting(sub.job_id):
+            sub = _locked(session, row.id)
+            if sub is None or (sub.status, sub.job_id, sub.attempts) != \
+                    (row.status, row.job_id, row.attempts):
+                continue  # it moved on (or another reconciler holds it) since we looked
+            if verdict == "extend":
                 sub.deadline_at = now + timedelta(seconds=cfg["QUEUE_DEADLINE_S"])
-                report.extended.append(sid)
+                report.extended.append(row.id)
                 continue
-            container = sub.kind == "container"  # a dead gpu worker: re-run, then give up
+            container = sub.kind == "container"
             if sub.attempts >= cfg["CONTAINER_MAX_ATTEMPTS" if container else "MAX_ATTEMPTS"]:
                 record_platform_failure(
-                    session, sid, f"the runner stopped during the run ({sub.attempts} attempts)"
-                    if container else f"scoring did not complete after {sub.attempts} attempts "
-                    f"(last state: {sub.status})")
-                report.failed.append(sid)
-                log.warning("reconcile submission=%s outcome=failed attempts=%s", sid,
+                    session, row.id, f"the runner stopped during the run ({sub.attempts} "
+                    "attempts)" if container else f"scoring did not complete after "
+                    f"{sub.attempts} attempts (last state: {sub.status})")
+                report.failed.append(row.id)
+                log.warning("reconcile submission=%s outcome=failed attempts=%s", row.id,
                             sub.attempts)
                 continue
-            # back to "received" so enqueue_scoring's guarded update applies
-            sub.status = "received"
-            report.requeued.append(sid)
-        log.info("reconcile submission=%s outcome=requeued", sid)
-        (enqueue_container if container else enqueue_scoring)(sid)
-    reconcile_judging(now=now, report=report)
+            sub.status = "received"  # so enqueue's guarded update applies
+            report.requeued.append(row.id)
+        log.info("reconcile submission=%s outcome=requeued was=%s", row.id, row.status)
+        (enqueue_container if container else enqueue_scoring)(row.id)
+    reconcile_judging(now=now, report=report, ids=judge_ids, ev=ev)
     report.challenges_finished = finish_challenges(now=now)
     return report
 
@@ -124,23 +212,26 @@ def finish_challenges(*, now: datetime) -> list[str]:
 
 
 # -- judge jobs ---------------------------------------------------------------------------------
-#: `judge_jobs.enqueue_judging` names its jobs ``judge-<submission id>-<hex>``
+#: `leaderboard.server.jobs.judging.enqueue_judging` names its jobs ``judge-<submission id>-<hex>``
 _JUDGE_JOB_ID = re.compile(r"^judge-(\d+)-")
 
 
-def _judge_jobs_alive() -> set[int]:
-    """Submissions with a judge job waiting, scheduled for a retry or running in Redis (none
-    without Redis): a long backlog is not a lost job. Abandoned "running" entries of a killed
-    worker are dropped by RQ's registry cleanup once they expire."""
-    from rq.registry import ScheduledJobRegistry, StartedJobRegistry
+def _judging_ids(session) -> list[int]:
+    state_col = Submission.notes_json[("judging", "state")].as_string()
+    return list(session.scalars(select(Submission.id).where(state_col.in_(JUDGING_IN_FLIGHT))
+                                .order_by(Submission.id)))
 
-    from leaderboard.server.jobs.judging import JUDGE_QUEUE
-    q = queue.get_queue(JUDGE_QUEUE)
-    if q is None:
-        return set()
-    ids = [*q.get_job_ids(), *StartedJobRegistry(queue=q).get_job_ids(),
-           *ScheduledJobRegistry(queue=q).get_job_ids()]
-    return {int(m[1]) for m in map(_JUDGE_JOB_ID.match, ids) if m}
+
+def _judge_jobs_alive(ev: Evidence, now: datetime, grace_s: float) -> set[int]:
+    """Submissions with a judge job waiting, deferred or scheduled (not overdue) in Redis, or
+    running (its lease): a long backlog is not a lost job."""
+    view = ev.views[JUDGE_QUEUE]
+    ids = set(ev.judge_leases)
+    for job_id in view.job_ids():
+        match = _JUDGE_JOB_ID.match(job_id)
+        if match and view.holds(job_id, now=now, grace_s=grace_s):
+            ids.add(int(match[1]))
+    return ids
 
 
 def _stamp(value) -> str | None:
@@ -149,41 +240,33 @@ def _stamp(value) -> str | None:
     return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).isoformat()
 
 
-def reconcile_judging(*, now: datetime, report: ReconcileReport) -> None:
+def reconcile_judging(*, now: datetime, report: ReconcileReport, ids: list[int],
+                      ev: Evidence | None) -> None:
     """Re-enqueue judging lost to a Redis flush or a killed worker; fail it after MAX_ATTEMPTS.
 
-    `services.judging.set_state` keeps no time, so the reconciler keeps its own clock: it stamps
-    ``notes_json["judging"]["since"]`` on first sight of an in-flight state (every state change
-    rewrites that dict and so restarts the clock) and acts ``JUDGE_DEADLINE_S`` later, i.e. at
-    most one reconciler interval late. Runs are counted in ``notes_json["judging_attempts"]`` =
-    ``{"judge", "scored_at", "attempts"}`` (set_state would erase a count kept inside "judging"):
-    a new round (another judge, or a rescore, which changes ``finished_at``) starts again at 1.
+    `leaderboard.server.services.judging.set_state` keeps no time, so the reconciler keeps its
+    own clock: it stamps ``notes_json["judging"]["since"]`` on first sight of an in-flight state
+    and again at every pass that finds its job alive (every state change rewrites that dict and
+    so restarts the clock). It acts once the state has gone without a live job for
+    `RECOVERY_GRACE_S` (with Redis), or ``JUDGE_DEADLINE_S`` after the stamp without Redis,
+    where nothing shows whether a job lives. Runs are counted in
+    ``notes_json["judging_attempts"]`` = ``{"judge", "scored_at", "attempts"}`` (set_state would
+    erase a count kept inside "judging"): a new round (another judge, or a rescore, which changes
+    ``finished_at``) starts again at 1.
     """
-    import redis
-
-    from leaderboard.server.jobs.judging import enqueue_judging
-    from leaderboard.server.services.judging import JUDGING_IN_FLIGHT, set_state
-
-    cfg = current_app.config
-    db = get_db()
-    deadline = timedelta(seconds=cfg["JUDGE_DEADLINE_S"])
-    state_col = Submission.notes_json[("judging", "state")].as_string()
-    with db.scope() as session:
-        ids = list(session.scalars(select(Submission.id).where(state_col.in_(JUDGING_IN_FLIGHT))
-                                   .order_by(Submission.id)))
     if not ids:
         return
-    try:
-        alive = _judge_jobs_alive()
-    except redis.exceptions.RedisError:
-        log.warning("reconcile judging skipped: Redis is not answering", exc_info=True)
+    cfg = current_app.config
+    if ev is None and queue.redis_connection() is not None:
+        log.warning("reconcile judging skipped: Redis is not answering")
         return
+    grace_s = cfg["RECOVERY_GRACE_S"]
+    wait = timedelta(seconds=grace_s if ev is not None else cfg["JUDGE_DEADLINE_S"])
+    alive = _judge_jobs_alive(ev, now, grace_s) if ev is not None else set()
+    db = get_db()
     for sid in ids:
         with db.scope() as session:
-            q = select(Submission).where(Submission.id == sid)
-            if session.get_bind().dialect.name == "postgresql":
-                q = q.with_for_update(skip_locked=True)
-            sub = session.scalar(q)
+            sub = _locked(session, sid)
             notes = dict((sub.notes_json or {}) if sub is not None else {})
             judging = dict(notes.get("judging") or {})
             state, judge = judging.get("state"), judging.get("judge")
@@ -197,7 +280,7 @@ def reconcile_judging(*, now: datetime, report: ReconcileReport) -> None:
             if since is None or sid in alive:  # first sight, or a job is still on it
                 sub.notes_json = {**notes, "judging": {**judging, "since": now.isoformat()}}
                 continue
-            if datetime.fromisoformat(since) + deadline > now:
+            if datetime.fromisoformat(since) + wait > now:
                 continue
             round_ = {"judge": judge, "scored_at": _stamp(sub.finished_at)}
             ledger = notes.get("judging_attempts") or {}

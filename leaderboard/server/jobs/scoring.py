@@ -10,7 +10,9 @@ Failures map to outcomes:
 - transient platform trouble (database or Redis unreachable) -> back to "queued" and re-raised, so
   RQ's Retry runs it again (the reconciler catches anything that still falls through);
 - anything else -> "failed" as a platform error (quota refunded), re-raised with retries
-  cancelled: running a bug again does not fix it.
+  cancelled: running a bug again does not fix it;
+- a run whose row was re-queued meanwhile (its lease lapsed: the reconciler took it for dead)
+  records nothing ("superseded"): outcomes are written only under the claim that computed them.
 """
 from __future__ import annotations
 
@@ -23,12 +25,15 @@ from rq.timeouts import JobTimeoutException
 from leaderboard.core.errors import PredictionError
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_db
+from leaderboard.server.jobs import lease
 from leaderboard.server.jobs.queue import (
     RETRY,
     SCORING_QUEUE,
     TRANSIENT,
+    current_job_id,
     enqueue_or_run_inline,
     mark_queued,
+    redis_connection,
 )
 from leaderboard.server.services import scoring_service as svc
 
@@ -43,26 +48,42 @@ def _cancel_retries() -> None:
         job.retries_left = 0
 
 
-def _platform_failure(submission_id: int, reason: str) -> None:
+def _platform_failure(submission_id: int, reason: str, *, attempt: int | None = None) -> None:
     with get_db().scope() as session:
-        svc.record_platform_failure(session, submission_id, reason)
+        if attempt is None or svc.still_claimed(session, submission_id, attempt):
+            svc.record_platform_failure(session, submission_id, reason)
     _cancel_retries()
 
 
-def record_invalid(submission_id: int, err: PredictionError, *, job: str) -> dict:
+def record_invalid(submission_id: int, err: PredictionError, *, job: str,
+                   attempt: int | None = None) -> dict:
     """Record an invalid predictions file (the team's mistake: "failed" with the problems, not
-    raised) and return the job summary; ``job`` names the job in the log line."""
+    raised) and return the job summary; ``job`` names the job in the log line. With
+    ``attempt``, only while the row is still that claim."""
     with get_db().scope() as session:
+        if attempt is not None and not svc.still_claimed(session, submission_id, attempt):
+            return _superseded(submission_id, job)
         svc.record_invalid(session, submission_id, err)
     log.info("job=%s submission=%s outcome=invalid problems=%s", job, submission_id,
              err.problems.total)
     return {"submission": submission_id, "status": "failed"}
 
 
-def store_scores(submission_id: int, benchmark_key: str, result, *, job: str) -> int:
+def _superseded(submission_id: int, job: str) -> dict:
+    log.warning("job=%s submission=%s outcome=superseded (re-queued while this run went on; "
+                "the newer run's result counts)", job, submission_id)
+    return {"submission": submission_id, "status": "superseded"}
+
+
+def store_scores(submission_id: int, benchmark_key: str, result, *, job: str,
+                 attempt: int | None = None) -> int | None:
     """Store a scoring result, then invalidate the benchmark's boards (after the commit).
-    Returns the number of records stored; ``job`` names the job in the log line."""
+    Returns the number of records stored, or None when the row is no longer claim number
+    ``attempt`` (nothing stored); ``job`` names the job in the log line."""
     with get_db().scope() as session:
+        if attempt is not None and not svc.still_claimed(session, submission_id, attempt):
+            _superseded(submission_id, job)
+            return None
         n = svc.store_result(session, submission_id, result)
     invalidate_boards(benchmark_key)
     log.info("job=%s submission=%s outcome=scored records=%s", job, submission_id, n)
@@ -70,7 +91,11 @@ def store_scores(submission_id: int, benchmark_key: str, result, *, job: str) ->
 
 
 def score_submission(submission_id: int) -> dict:
-    """Score one submission (the ``scoring`` queue's job). Returns a small summary."""
+    """Score one submission (the ``scoring`` queue's job). Returns a small summary.
+
+    Once claimed, the run holds the submission's lease (`leaderboard.server.jobs.lease`): the
+    reconciler re-queues a claimed row whose lease lapsed (the worker died) within a minute.
+    """
     cfg = current_app.config
     db = get_db()
     submission_id = int(submission_id)
@@ -87,27 +112,37 @@ def score_submission(submission_id: int) -> dict:
     if claim is None:
         log.info("job=score submission=%s outcome=skipped (not waiting)", submission_id)
         return {"submission": submission_id, "status": "skipped"}
+    with lease.hold(redis_connection(), "score", submission_id, current_job_id()):
+        return _score_claimed(claim, cfg)
+
+
+def _score_claimed(claim: svc.Claim, cfg) -> dict:
+    submission_id, attempt = claim.submission_id, claim.attempt
     try:
         result = svc.compute(claim, label_keys=cfg["LABEL_KEYS"])
     except PredictionError as err:
-        return record_invalid(submission_id, err, job="score")
+        return record_invalid(submission_id, err, job="score", attempt=attempt)
     except TRANSIENT:
         log.warning("job=score submission=%s outcome=transient", submission_id, exc_info=True)
         try:
-            with db.scope() as session:
-                svc.back_to_queue(session, submission_id, deadline_s=cfg["QUEUE_DEADLINE_S"])
+            with get_db().scope() as session:
+                svc.back_to_queue(session, submission_id, deadline_s=cfg["QUEUE_DEADLINE_S"],
+                                  attempt=attempt)
         except TRANSIENT:
-            pass  # the row keeps its deadline; the reconciler will pick it up
+            pass  # the row stays "scoring" without a lease; the reconciler will pick it up
         raise
     except JobTimeoutException:
         _platform_failure(submission_id, "scoring took longer than the "
-                          f"{cfg['SCORING_TIMEOUT_S']} s limit")
+                          f"{cfg['SCORING_TIMEOUT_S']} s limit", attempt=attempt)
         raise
     except Exception as exc:
         log.exception("job=score submission=%s outcome=platform_error", submission_id)
-        _platform_failure(submission_id, f"scoring crashed ({type(exc).__name__})")
+        _platform_failure(submission_id, f"scoring crashed ({type(exc).__name__})",
+                          attempt=attempt)
         raise
-    n = store_scores(submission_id, claim.benchmark_key, result, job="score")
+    n = store_scores(submission_id, claim.benchmark_key, result, job="score", attempt=attempt)
+    if n is None:
+        return {"submission": submission_id, "status": "superseded"}
     from leaderboard.server.jobs import (
         judging as judge_jobs,  # judge metrics follow on the judge queue (issue 6)
     )

@@ -24,6 +24,7 @@ from leaderboard.core.records import ScoreResult
 from leaderboard.server import labels_crypto
 from leaderboard.server.models import Benchmark, LabelSet, Score, Submission, utcnow
 from leaderboard.server.services.curves import store_curves
+from leaderboard.server.services.idempotency import release as release_keys
 from leaderboard.server.services.submissions import mark_failed, refund_quota
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,9 @@ class Claim:
     upload_path: Path
     ciphertext: bytes
     labelset_id: int
+    #: the row's attempt number this claim made (None: not a claim, e.g. a judge rescore);
+    #: results are stored only while the row is still this claim (`still_claimed`)
+    attempt: int | None = None
 
 
 class _LRU:
@@ -100,7 +104,19 @@ def claim(session: Session, submission_id: int, *, data_dir: str, timeout_s: int
         raise RuntimeError(f"benchmark {bench.key} has no labels for split {sub.split!r}; "
                            "re-import its pack")
     return Claim(sub.id, bench.key, sub.split, bench.pack_path,
-                 Path(data_dir) / sub.file_path, ls.ciphertext, ls.id)
+                 Path(data_dir) / sub.file_path, ls.ciphertext, ls.id, attempt=sub.attempts)
+
+
+def still_claimed(session: Session, submission_id: int, attempt: int) -> bool:
+    """True while the row is "scoring" under claim number ``attempt`` (row-locked on
+    PostgreSQL until the caller's transaction ends). False when the reconciler re-queued it
+    (its worker looked dead) and another run claimed it: the late result is not stored, so two
+    runs of one submission never both write its scores."""
+    q = select(Submission.status, Submission.attempts).where(Submission.id == submission_id)
+    if session.get_bind().dialect.name == "postgresql":
+        q = q.with_for_update()
+    row = session.execute(q).first()
+    return row is not None and tuple(row) == ("scoring", attempt)
 
 
 def compute(claim: Claim, *, label_keys, judge=None) -> ScoreResult:
@@ -180,14 +196,22 @@ def record_platform_failure(session: Session, submission_id: int, reason: str) -
     mark_failed(sub, f"platform error: {reason}. This does not count toward your quota; "
                 "please submit again or contact the organisers.", detail=None)
     refund_quota(session, sub)
+    release_keys(session, submission_id)  # the same upload sent again is a new submission
 
 
-def back_to_queue(session: Session, submission_id: int, *, deadline_s: int) -> None:
-    """A transient failure: the submission waits for its retry (or the reconciler)."""
-    session.execute(
-        update(Submission)
-        .where(Submission.id == submission_id, Submission.status == "scoring")
-        .values(status="queued", deadline_at=utcnow() + timedelta(seconds=deadline_s)))
+def back_to_queue(session: Session, submission_id: int, *, deadline_s: int,
+                  attempt: int | None = None) -> None:
+    """A transient failure (database or Redis trouble): the submission waits for its retry (or
+    the reconciler), and the attempt is given back: ``MAX_ATTEMPTS`` stops submissions that
+    break their runs, not ones an outage interrupted. With ``attempt``, only while the row is
+    still that claim."""
+    now = utcnow()
+    conditions = [Submission.id == submission_id, Submission.status == "scoring"]
+    if attempt is not None:
+        conditions.append(Submission.attempts == attempt)
+    session.execute(update(Submission).where(*conditions).values(
+        status="queued", queued_at=now, deadline_at=now + timedelta(seconds=deadline_s),
+        attempts=Submission.attempts - 1))
 
 
 def request_rescore(session: Session, sub: Submission, *, deadline_s: int) -> None:

@@ -1,10 +1,15 @@
 """The upload form (with a progress bar) and "my submissions" (live status, failure reasons)."""
 from __future__ import annotations
 
+import logging
+import secrets
+from pathlib import Path
+
 from flask import (
     Blueprint,
     current_app,
     flash,
+    g,
     jsonify,
     redirect,
     render_template,
@@ -17,10 +22,13 @@ from leaderboard.core.errors import ProblemList
 from leaderboard.server.access import audit
 from leaderboard.server.db import get_session
 from leaderboard.server.jobs.containers import enqueue_container
+from leaderboard.server.jobs.queue import TRANSIENT
 from leaderboard.server.jobs.scoring import enqueue_scoring
 from leaderboard.server.models import Submission
-from leaderboard.server.services import ServiceError, benchmarks, submissions
+from leaderboard.server.services import ServiceError, benchmarks, idempotency, submissions
 from leaderboard.server.web.errors import wants_json
+
+log = logging.getLogger(__name__)
 
 bp = Blueprint("submit", __name__)
 
@@ -51,6 +59,11 @@ def accept_upload(user, form, files) -> Submission:
         problems.add("required", field="benchmark")
         raise ServiceError("choose a benchmark", problems)
     kind = (form.get("kind") or "predictions").strip()
+    key = idempotency.parse_key(request.headers.get(idempotency.HEADER),
+                                form.get(idempotency.FIELD))
+    known = idempotency.find(session, user, key) if key is not None else None
+    if known is not None:  # a retry: the first answer was lost, the submission was not
+        return _replay(session, known, values, kind, idempotency.stream_sha256(upload.stream))
     if kind == "container":  # a detector image (issue 5): inspected now, run on the gpu queue
         from harness import Limits
         from leaderboard.server.services.container_intake import create_container_submission
@@ -69,17 +82,51 @@ def accept_upload(user, form, files) -> Submission:
         problems.add(f"must be 'predictions' or 'container', got {kind[:40]!r}", field="kind")
         raise ServiceError("unknown submission kind", problems)
     session.flush()
+    sha256 = sub.file_sha256
+    if key is not None and not idempotency.remember(session, user, key, sub, sha256=sha256):
+        stored = Path(cfg["DATA_DIR"]) / sub.file_path
+        session.rollback()  # a racing request with this key won: its quota unit, not ours
+        stored.unlink(missing_ok=True)
+        return _replay(session, idempotency.find(session, user, key), values, kind, sha256)
     audit.record(session, user, "submission.create", f"submission:{sub.id}",
                  {"benchmark": values["benchmark"], "split": sub.split, "kind": sub.kind,
-                  "sha256": sub.file_sha256, "size": sub.file_size}, audit.request_ip())
+                  "sha256": sha256, "size": sub.file_size}, audit.request_ip())
     session.commit()  # the row exists before anything is enqueued: it can never be lost
-    if sub.kind == "container":
-        if sub.status == "received":  # a rejected tarball is already failed
-            enqueue_container(sub.id)
-    else:
-        enqueue_scoring(sub.id)
+    _enqueue(sub)
     session.refresh(sub)
     return sub
+
+
+def _enqueue(sub: Submission) -> None:
+    """Hand a committed submission to its queue. Trouble here does not fail the request: the
+    row is committed, and the reconciler sweeps rows left "received" at every pass."""
+    try:
+        if sub.kind == "container":
+            if sub.status == "received":  # a rejected tarball is already failed
+                enqueue_container(sub.id)
+        else:
+            enqueue_scoring(sub.id)
+    except TRANSIENT:
+        log.warning("enqueue submission=%s failed after commit; the reconciler will",
+                    sub.id, exc_info=True)
+
+
+def _replay(session, known, values: dict, kind: str, sha256: str) -> Submission:
+    """The submission a repeated idempotency key names (422 if the upload differs). One the
+    first request committed but never enqueued (its worker died) is enqueued now."""
+    sub = idempotency.replay(session, known, benchmark=values["benchmark"], split=values["split"],
+                             kind=kind, sha256=sha256)
+    session.commit()
+    g.lb_upload_replayed = True
+    if sub.status == "received":
+        _enqueue(sub)
+        session.refresh(sub)
+    return sub
+
+
+def was_replayed() -> bool:
+    """True when this request's upload returned an earlier submission (same idempotency key)."""
+    return bool(g.get("lb_upload_replayed"))
 
 
 def _team_quotas(session, benches) -> dict:
@@ -99,7 +146,8 @@ def form():
     return render_template("submit/form.html", benchmarks=benches,
                            quotas=_team_quotas(session, benches),
                            selected=request.args.get("benchmark", ""),
-                           max_mb=current_app.config["MAX_UPLOAD_MB"])
+                           max_mb=current_app.config["MAX_UPLOAD_MB"],
+                           idempotency_key=secrets.token_urlsafe(24))
 
 
 @bp.post("/submit")
@@ -108,10 +156,14 @@ def upload():
     sub = accept_upload(current_user, request.form, request.files)
     status_url = url_for("api.get_submission", submission_id=sub.id)
     if wants_json():
-        return jsonify({**submissions.status_dict(sub, owner=True),
-                        "status_url": status_url,
-                        "mine_url": url_for("submit.mine")}), 202
-    flash(f"Submission {sub.id} received; its status updates below.")
+        resp = jsonify({**submissions.status_dict(sub, owner=True),
+                        "status_url": status_url, "mine_url": url_for("submit.mine")})
+        resp.status_code = 202
+        if was_replayed():
+            resp.headers["Idempotent-Replayed"] = "true"
+        return resp
+    flash(f"Submission {sub.id} was already received; its status is below." if was_replayed()
+          else f"Submission {sub.id} received; its status updates below.")
     return redirect(url_for("submit.mine"))
 
 

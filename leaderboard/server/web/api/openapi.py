@@ -87,10 +87,20 @@ OPERATIONS: dict[tuple[str, str], dict] = {
                            "description": {"type": "string"},
                            "paper_url": {"type": "string"}, "code_url": {"type": "string"},
                            "is_public": {"type": "boolean"}}}}}},
+        "parameters": [{"name": "Idempotency-Key", "in": "header", "schema": {
+            "type": "string", "pattern": "^[A-Za-z0-9._:-]{8,128}$"},
+            "description": "Names this upload: sent again with the same key, it answers the "
+                           "first submission (header Idempotent-Replayed: true), never a "
+                           "second one. Retry lost answers and 503s with it."}],
         "responses": {"202": _json(_ref("SubmissionStatus"), "Accepted; poll status_url"),
                       **_AUTH_ERRORS,
                       "413": _json(_ref("Error"), "File larger than the upload limit"),
-                      "429": _json(_ref("Error"), "Daily quota used up")}},
+                      "422": _json(_ref("Error"), "Idempotency key already used for another "
+                                                  "upload"),
+                      "429": _json(_ref("Error"), "Daily quota used up, or too many requests "
+                                                  "(then with Retry-After)"),
+                      "503": _json(_ref("Error"), "Database or queue unavailable: retry after "
+                                                  "Retry-After seconds")}},
     ("api.get_submission", "GET"): {
         "summary": "A submission's status (failure details for its team)",
         "tags": ["submissions"], "security": [{"bearerAuth": []}, {}],

@@ -12,8 +12,10 @@ from leaderboard.server.web.inputs import int_param
 @bp.post("/submissions")
 def create_submission():
     """Multipart fields: file, benchmark, split, method_name, description, paper_url,
-    code_url, is_public. Answers 202 with the status document (poll ``status_url``)."""
-    from leaderboard.server.web.submit import accept_upload
+    code_url, is_public. Answers 202 with the status document (poll ``status_url``). With an
+    ``Idempotency-Key`` header, a repeated upload answers the first one's submission (header
+    ``Idempotent-Replayed: true``): safe to retry."""
+    from leaderboard.server.web.submit import accept_upload, was_replayed
 
     user = api_user()
     sub = accept_upload(user, request.form, request.files)
@@ -22,6 +24,8 @@ def create_submission():
     resp = jsonify(body)
     resp.status_code = 202
     resp.headers["Location"] = body["status_url"]
+    if was_replayed():  # the same Idempotency-Key as an earlier upload: that submission
+        resp.headers["Idempotent-Replayed"] = "true"
     return resp
 
 

@@ -1,0 +1,96 @@
+"""The worker process (``python -m leaderboard worker``): an RQ worker that outlives Redis.
+
+RQ's own loop retries a failed dequeue, but any other Redis error (its heartbeat while a job
+runs, registering a new worker, a connection timeout) makes ``Worker.work`` log "quitting" and
+return, and one raised while it registers or unregisters escapes it: a Redis restart used to end
+the process (issue 17). `run_worker` wraps it: when ``work`` ends without a stop request, it lets
+a running work-horse finish, waits until Redis answers again (backing off up to `MAX_WAIT_S`),
+and starts a fresh RQ worker, for as long as it takes. SIGTERM / SIGINT still stop it (RQ's warm
+shutdown while a job runs; at once while waiting). A burst worker (tests, draining) ends as
+before once the queues are empty and Redis answers.
+
+Deployments restart the process itself too (compose ``restart: unless-stopped``, systemd
+``Restart=always``, docs/deploy.md), for what no loop survives: a SIGKILL, the OOM killer.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import time
+
+import redis
+from rq import Queue, SimpleWorker, Worker
+from rq.serializers import JSONSerializer
+
+log = logging.getLogger(__name__)
+
+#: longest pause between two attempts to reach Redis again
+MAX_WAIT_S = 5.0
+
+
+def _redis_answers(conn: redis.Redis) -> bool:
+    try:
+        return bool(conn.ping())
+    except redis.exceptions.RedisError:
+        return False
+
+
+class _Stop:
+    """SIGTERM / SIGINT while no RQ worker runs (RQ installs its own handlers in ``work``)."""
+
+    def __init__(self):
+        self.requested = False
+
+    def install(self) -> None:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, self._set)
+
+    def _set(self, signum, frame) -> None:
+        self.requested = True
+
+
+def _wait_for_redis(conn: redis.Redis, stop: _Stop) -> None:
+    pause = 0.5
+    while not stop.requested and not _redis_answers(conn):
+        log.warning("worker: Redis is not answering; trying again in %.1f s", pause)
+        time.sleep(pause)
+        pause = min(pause * 2, MAX_WAIT_S)
+
+
+def _reap_horse(w: Worker) -> None:
+    """Let a job still running in a work-horse finish (it writes its outcome to the database;
+    only its bookkeeping in Redis is lost) before a new worker forks another."""
+    pid = getattr(w, "horse_pid", 0)
+    if pid:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+
+
+def run_worker(conn: redis.Redis, queue_names: list[str], *, burst: bool = False,
+               simple: bool = False) -> None:
+    """Work ``queue_names`` (priority order) until stopped; see the module docstring."""
+    queues = [Queue(n, connection=conn, serializer=JSONSerializer) for n in queue_names]
+    cls = SimpleWorker if simple else Worker
+    stop = _Stop()
+    while True:
+        w = cls(queues, connection=conn, serializer=JSONSerializer)
+        try:
+            w.work(burst=burst, with_scheduler=not burst, logging_level="INFO")
+        except redis.exceptions.RedisError as exc:  # lost while registering or unregistering
+            log.warning("worker %s: Redis failed (%s)", w.name, type(exc).__name__)
+        stop.install()  # RQ's handlers would talk to Redis, which may be down
+        if w._shutdown_requested_date is not None or stop.requested:
+            return  # SIGTERM / SIGINT: RQ's warm shutdown is done
+        if burst and _redis_answers(conn):
+            return  # the queues are empty
+        _reap_horse(w)
+        if _redis_answers(conn):
+            time.sleep(1.0)  # it quit on something else: do not spin if that repeats
+        _wait_for_redis(conn, stop)
+        if stop.requested:
+            return
+        log.info("worker: Redis answers again; starting a new worker on %s",
+                 ",".join(queue_names))
