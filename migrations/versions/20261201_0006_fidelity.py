@@ -1,4 +1,7 @@
-"""Scoring fidelity (issue 11): pack source indices, scoring-only packs.
+"""Scoring fidelity (issue 11): no schema change.
+
+Pack source indices and scoring-only packs live in the pack files, not in the database; the
+revision stays in the chain (a no-op) so databases already stamped with it upgrade unchanged.
 
 Revision ID: 0006
 Revises: 0005
@@ -13,7 +16,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    pass  # placeholder in the chain: filled by the change that needs it
+    pass  # no schema change (see the module docstring)
 
 
 def downgrade() -> None:
