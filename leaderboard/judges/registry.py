@@ -25,6 +25,7 @@ JUDGES: dict[str, str] = {
 LEGACY: dict[str, str] = {
     "rules@1": "leaderboard.judges.rules:RulesJudgeV1",
     "local-minilm@1": "leaderboard.judges.minilm:MiniLMJudgeV1",
+    "local-minilm@2": "leaderboard.judges.minilm:MiniLMJudgeV2",
 }
 
 

@@ -112,7 +112,7 @@ def test_agreement_command_fills_the_cache_and_reports_kappa(sqlite_url, tmp_pat
         assert "openai:judge-model@1" in html and "rules@2" in html and "kappa" in html
         assert len(chat.requests) == sent  # the page sends nothing to the LLM judge
         as_json = client.get(f"/admin/benchmarks/{key}/judge-agreement?format=json").get_json()
-        assert as_json["judged_by_reference"] == 15 and "local-minilm@2" in as_json["judges"]
+        assert as_json["judged_by_reference"] == 15 and "local-minilm@3" in as_json["judges"]
         listing = client.get("/admin/benchmarks").get_data(as_text=True)
         assert f"/admin/benchmarks/{key}/judge-agreement" in listing
     finally:
@@ -183,7 +183,7 @@ def test_benchmark_page_shows_the_offline_judges_measured_quality(sqlite_url, tm
         client = app.test_client()
         html = client.get(f"/benchmarks/{tridf}").get_data(as_text=True)
         assert "How free-text answers are judged" in html
-        assert "<td>rules@2</td><td>overall</td>" in html and "local-minilm@2" in html
+        assert "<td>rules@2</td><td>overall</td>" in html and "local-minilm@3" in html
         assert "How free-text answers are judged" not in client.get(
             f"/benchmarks/{loki}").get_data(as_text=True)  # LOKI rates, it does not map
     finally:
