@@ -1,4 +1,5 @@
-"""Artifact mapping v2 (`rules@2`): pinned claims, denials, negated claims, generic statements.
+"""Artifact mapping (`rules@3`; `rules@2`'s is frozen): pinned claims, denials, negated claims,
+generic statements.
 
 The sentences here were written for these tests, independently of the evaluation set in
 `benchmarks/judge_evalset` (which measures the judge; these pin behaviour that must not regress).
@@ -185,7 +186,8 @@ def test_legacy_identities_stay_buildable():
     from leaderboard.judges import get_judge
 
     old, new = get_judge("rules@1"), get_judge("rules")
-    assert (old.identity, new.identity) == ("rules@1", "rules@2")
+    assert (old.identity, new.identity) == ("rules@1", "rules@3")
+    assert get_judge("rules@2").identity == "rules@2"
     text = "Consistent lighting direction."  # rules@1 read "direction" as a flaw
     assert old.map_artifacts([text], candidates=IMAGE) == [{"lighting_inconsistency"}]
     assert new.map_artifacts([text], candidates=IMAGE) == [set()]
