@@ -198,13 +198,16 @@ _GENERIC = re.compile(
     r"include|produce|introduce|leave|suffer)\b[^.!?]*\b(?:such\s+as|like|including)\b"
     r"|\b(?:involves?|involving|requires?)\s+(?:checking|looking|examining|analy[sz]ing|"
     r"inspecting)\b"
-    r"|\b(?:i\s+would|one\s+would|you\s+would|we\s+would|should|would\s+need\s+to)\s+"
-    r"(?:look|check|consider|examine|inspect|analy[sz]e)\s+(?:for|whether|if|at|each)\b"
+    r"|\b(?:i\s+would|i'd|one\s+would|you\s+would|we\s+would|should|would\s+need\s+to)\s+"
+    r"(?:normally\s+|usually\s+|typically\s+)?(?:look|check|consider|examine|inspect|analy[sz]e|"
+    r"listen)\s+(?:for|whether|if|at|each)\b"
+    r"|\b(?:i\s+would|i'd|one\s+would|you\s+would)\s+(?:normally\s+|usually\s+|typically\s+)?"
+    r"go\s+through\b"
     r"|^if\b[^.!?]*\b(?:were|would)\b"
     r"|^(?:usually|typically|generally|often|commonly|normally|in\s+general),"
     r"|\b(?:common|typical|usual|classic|known|frequent|telltale|tell-tale)\s+(?:\w+\s+){0,3}"
-    r"(?:signs?|artifacts?|artefacts?|cues?|tells?|indicators?|giveaways?|flaws)\s+(?:of\s+"
-    r"(?:\w+\s+){1,3})?(?:include|are|such\s+as|like)\b"
+    r"(?:signs?|artifacts?|artefacts?|cues?|tells?|indicators?|giveaways?|flaws)\s+(?:(?:of|in|"
+    r"for)\s+(?:\w+\s+){1,4})?(?:include|are|such\s+as|like)\b"
     r"|\?\s*$",
     re.I)
 _GENERIC = Guarded(_GENERIC)
