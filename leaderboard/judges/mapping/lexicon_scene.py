@@ -14,14 +14,15 @@ from leaderboard.judges.mapping.patterns import BAD, NEG, OBJECT, A, C, P, S, ar
 REFLECTION_INCONSISTENCY = art(
     "reflection_inconsistency",
     C(r"\breflect\w*|\bmirror(?:s|ed)?\b(?!\s+cop)|\bcatch\s?lights?\b|\bspecular\s+\w+",
-      BAD + r"|\bnowhere\b|\bstays?\s+still\b|\bnever\s+changes?\b|\bvanish\w*|\bdisappear\w*|"
+      BAD + r"|\bnowhere\b|\bstays?\s+still\b|\bnever\s+changes?\b|"
       r"\b(?:moves?|lags?)\s+(?:a\s+\w+(?:-\w+)?\s+)?behind\b|\bno\s+\w+\s+anywhere\b|"
       r"\bdoesn't\s+exist\b|\bexists?\s+nowhere\b|\bisn't\s+there\b|\bdon't\s+agree\b|\bdiffer\w*|\basymmetr\w*|\bshows?\s+(?:a|an|the|two)\s+(?:different|original|"
       r"other|another|person|bright|blue|road|shelf|scene)|\bother\s+way\b|\blags?\b|"
       r"\bshifted\b|\binstead\s+of\b|\brather\s+than\b|\bwhile\b|\bwhereas\b|"
       r"\bnot\s+in\s+the\s+room\b|\bisn't\s+(?:in|there|present)\b|\bmissing\b|\bnothing\s+in\s+the\s+other\b|\bdaytime\b|"
       r"\bblue\s+screen\b|" + NEG + r"(?:show|reflect|match|follow|move|include|contain)\w*"),
-    A(r"\b(?:no|missing|without|lacks?\s+(?:a|any))\s+(?:\w+\s+)?reflections?\b(?!\s+(?:issues?|"
+    A(r"\breflections?\s+(?:\w+\s+){0,3}(?:vanishes|disappears|is\s+gone)\b|"
+      r"\b(?:no|missing|without|lacks?\s+(?:a|any))\s+(?:\w+\s+)?reflections?\b(?!\s+(?:issues?|"
       r"problems?|inconsisten\w*|errors?|anomal\w*))|\breflections?\s+(?:\w+\s+){0,3}(?:is|are)\s+"
       r"(?:missing|absent|gone)\b|" + NEG + r"reflect\b"),
     exclude=r"\breflects?\s+(?:on|upon)\b|\breflective\s+(?:moments?|tone)\b|"
