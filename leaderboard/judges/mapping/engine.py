@@ -16,17 +16,20 @@ error analysis). The pipeline:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from leaderboard.core.taxonomy import ARTIFACT_KEYS, artifacts_for
 from leaderboard.judges.mapping import scope, segment
 from leaderboard.judges.mapping.lexicon_human import HUMAN
+from leaderboard.judges.mapping.lexicon_round2 import EXTRA
 from leaderboard.judges.mapping.lexicon_scene import SCENE
 from leaderboard.judges.mapping.lexicon_signal import SIGNAL
 from leaderboard.judges.mapping.patterns import Artifact, Rule
 from leaderboard.judges.mapping.prefilter import Index, required_literals
 
-LEXICON: dict[str, Artifact] = {k: {**SIGNAL, **SCENE, **HUMAN}[k] for k in ARTIFACT_KEYS}
+LEXICON: dict[str, Artifact] = {
+    k: replace(art, rules=art.rules + EXTRA.get(k, ()))
+    for k, art in ((k, {**SIGNAL, **SCENE, **HUMAN}[k]) for k in ARTIFACT_KEYS)}
 _VISUAL = frozenset(artifacts_for("image"))
 # Every rule needs its first pattern (a pair's term) to occur; one scan of a sentence for all
 # those patterns' literals tells which rules can fire (`prefilter.Index`).
