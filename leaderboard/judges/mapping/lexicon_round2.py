@@ -39,15 +39,11 @@ EXTRA: dict[str, tuple[Rule, ...]] = {
           r"\b(?:mouth|lips)\s+that\s+moves?\b[^.!?]*\b(?:while|but)\b[^.!?]*\b(?:mouth|lips)\s+"
           r"closed\b"),
     ),
-    "unnatural_expressions": (
-        C(r"\bfaces?\b|\bexpressions?\b|\bbrows?\b|\beyebrows\b",
-          r"\bstays?\s+(?:perfectly\s+|completely\s+|totally\s+)?calm\b|\bas\s+if\s+nothing\s+"
-          r"(?:had\s+)?happened\b|\bdoesn't\s+(?:flinch|react)\b|\bnever\s+(?:flinches|reacts)\b"),
-    ),
     "reflection_inconsistency": (
         A(r"\b(?:mirror(?:s|ed)?|reflect(?:s|ed)?)\s+(?:\w+\s+){1,6}?but\s+not\s+(?:her|him|"
           r"them|it|the\s+\w+)\b|\breflections?\s+(?:\w+\s+){0,3}(?:walking|moving|a\s+step)\s+"
-          r"ahead\s+of\b|\b(?:shows?|reflects?)\s+(?:a\s+)?(?:\w+\s+)?(?:person|figure|model|man|"
+          r"ahead\s+of\b|\b(?:mirror(?:s|ed)?|reflect(?:s|ed)?)\s+(?:\w+\s+){1,8}?(?:but|yet)\s+"
+          r"(?:there's\s+no|there\s+is\s+no)\b|\b(?:shows?|reflects?)\s+(?:a\s+)?(?:\w+\s+)?(?:person|figure|model|man|"
           r"woman)\s+who\s+(?:is\s+not|isn't)\s+(?:in|there)\b"),
     ),
     "object_integrity_flaws": (
@@ -56,7 +52,7 @@ EXTRA: dict[str, tuple[Rule, ...]] = {
           r"\b(?:loses|lost)\s+(?:its|his|her|their)\s+(?:handle|lid|strap|wheel|leg|tip|cap|"
           r"spout|arm|lens)\b|\bfades?\s+out\s+before\b|\bbecomes?\s+one\s+piece\s+with\b|"
           r"\b(?:two|three)\s+spouts\b|\bbut\s+(?:only\s+)?(?:one|two|three|four|five)\s+"
-          r"(?:tuning\s+)?(?:pegs|legs|wheels|handles|strings|keys)\b"),
+          r"(?:tuning\s+)?(?:pegs|legs|wheels|handles|strings|keys)\b|\bstops?\s+halfway\b"),
     ),
     "anatomical_inconsistency": (
         P(r"\b(?:double|second|extra)\s+row\s+(?:of\s+teeth|on\s+top|on\s+the\s+bottom)\b|"
@@ -70,6 +66,27 @@ EXTRA: dict[str, tuple[Rule, ...]] = {
           r"buildings?|windows?)\s+(?:\w+\s+){0,3}(?:repeated|again)\b|\b(?:city|street|crowd|"
           r"background|scene)\s+(?:\w+\s+){0,3}loops\b|\bhave\s+no\s+faces\b|\b(?:spectators|"
           r"audience|crowd|people)\s+(?:\w+\s+){0,6}(?:blobs|ovals|smudges)\b"),
+    ),
+    "spatial_incoherence": (
+        P(r"\bcontinues?\s+(?:straight\s+)?into\s+(?:his|her|their|the)\s+(?:\w+\s+)?(?:arm|"
+          r"forearm|hand|leg|body|chest|head|wall|table|floor)\b|\bwithout\s+being\s+(?:attached|"
+          r"connected|fixed)\b|\bsinks?\s+into\s+the\s+(?:asphalt|floor|ground|road|table|sand|"
+          r"pavement|wall|sofa|couch|water)\b|\bnever\s+(?:quite\s+)?meets?\s+the\s+(?:floor|"
+          r"ground|runway|table|road|surface|board|step|stage)\b"),
+    ),
+    "blending_artifacts": (
+        P(r"\b(?:thin|faint|visible|sharp|hard)\s+(?:line|edge|seam|boundary)\s+where\s+the\s+"
+          r"(?:face|mask|skin|neck|forehead|chin)\b|\bfaint\s+(?:\w+\s+)?(?:boundary|halo)\b|"
+          r"\bwhere\s+the\s+(?:edited|pasted|swapped|inserted|generated|replaced)\s+(?:region|"
+          r"area|face|patch|part)\s+(?:ends|stops|begins|starts|meets)\b"),
+    ),
+    "unnatural_expressions": (
+        P(r"\b(?:wears?|wearing|has|have|with)\s+the\s+(?:exact\s+)?same\s+(?:\w+\s+)?(?:smile|"
+          r"expression|grin)\b|\b(?:smile|grin|expression)\s+(?:looks|is|seems)\s+(?:\w+\s+)?"
+          r"(?:stuck|glued)\s+on\b"),
+        C(r"\bfaces?\b|\bexpressions?\b|\bbrows?\b|\beyebrows\b",
+          r"\bstays?\s+(?:perfectly\s+|completely\s+|totally\s+)?calm\b|\bas\s+if\s+nothing\s+"
+          r"(?:had\s+)?happened\b|\bdoesn't\s+(?:flinch|react)\b|\bnever\s+(?:flinches|reacts)\b"),
     ),
     "lighting_inconsistency": (
         C(r"\blight\w*\b|\blit\b",

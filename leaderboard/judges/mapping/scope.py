@@ -225,13 +225,19 @@ _UNASSESSABLE = re.compile(
     r"|\bno\s+(?:audio\s+track|audio|sound)\s+(?:track\s+)?to\s+(?:analy[sz]e|assess|check)\b",
     re.I)
 _UNASSESSABLE = Guarded(_UNASSESSABLE)
+_TURN = re.compile(r",?\s+but\s+(?:here|in\s+this|this|as\s+a|as\s+it|the|his|her|its|their)\b|"
+                   r"\bhowever,?\s+(?:here|in\s+this|this)\b", re.I)
 _CLAUSE_EDGE = re.compile(r"[;.!?]|\s-\s|\b(?:but|however|although|though|yet|whereas)\b", re.I)
 
 
 def generic_spans(sentence: str) -> list[tuple[int, int]]:
     """Spans of ``sentence`` that claim nothing (generic lists, hypotheticals, "I can't tell")."""
-    if _GENERIC.search(sentence):
-        return [(0, len(sentence))]
+    m = _GENERIC.search(sentence)
+    if m:
+        # a contrast after a hypothetical or generic opening starts what is said of this sample
+        # ("if this were a video I'd check for flicker, but as a still the colours are off")
+        turn = _TURN.search(sentence, m.end())
+        return [(0, turn.start() if turn else len(sentence))]
     spans = []
     for m in _UNASSESSABLE.finditer(sentence):
         start = 0
