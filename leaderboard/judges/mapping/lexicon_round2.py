@@ -43,7 +43,8 @@ EXTRA: dict[str, tuple[Rule, ...]] = {
         A(r"\b(?:mirror(?:s|ed)?|reflect(?:s|ed)?)\s+(?:\w+\s+){1,6}?but\s+not\s+(?:her|him|"
           r"them|it|the\s+\w+)\b|\breflections?\s+(?:\w+\s+){0,3}(?:walking|moving|a\s+step)\s+"
           r"ahead\s+of\b|\b(?:mirror(?:s|ed)?|reflect(?:s|ed)?)\s+(?:\w+\s+){1,8}?(?:but|yet)\s+"
-          r"(?:there's\s+no|there\s+is\s+no)\b|\b(?:shows?|reflects?)\s+(?:a\s+)?(?:\w+\s+)?(?:person|figure|model|man|"
+          r"(?:there's\s+no|there\s+is\s+no)\b|"
+          r"\b(?:shows?|reflects?)\s+(?:a\s+)?(?:\w+\s+)?(?:person|figure|model|man|"
           r"woman)\s+who\s+(?:is\s+not|isn't)\s+(?:in|there)\b"),
     ),
     "object_integrity_flaws": (
