@@ -161,7 +161,8 @@ _DENIED_AFTER = re.compile(
     r"an\s+issue|a\s+problem)\b|\b(?:is|are|was|were)\s+(?:absent|not\s+there)\b|^-free\b|"
     r"^\s*(?:is|are)\s+(?:none|nil)\b|^\s*\(\s*(?:none|no|absent|not\s+(?:present|observed|"
     r"detected|seen|found))\s*\)|\b(?:is|are)\s+nowhere\b|"
-    r"\b(?:is|are|was|were)\s+(?:negligible|inaudible|imperceptible)\b|\b(?:raises?|shows?|presents?|gives?|"
+    r"\b(?:is|are|was|were)\s+(?:negligible|inaudible|imperceptible)\b|"
+    r"\b(?:raises?|shows?|presents?|gives?|"
     r"poses?)\s+no\s+(?:concerns?|red\s+flags?|issues?|problems?|cause\s+for\s+concern)\b)",
     re.I)
 _ELSEWHERE = re.compile(r"^\s*(?:elsewhere|anywhere\s+else|in\s+(?:the\s+)?(?:rest|other|"
