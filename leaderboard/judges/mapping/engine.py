@@ -46,9 +46,9 @@ CLAIM, DENY = "claim", "deny"
 # signal-level imperfection ("the only imperfection is the grain of a cheap camera").
 _NOTHING_FOUND = re.compile(
     r"\b(?:nothing|no\s+(?:sign|evidence|indication|finding)s?)\b[^.!?\n]{0,40}?\b(?:suggests?|"
-    r"points?\s+to|indicates?|of|to\s+report|that\s+(?:suggests|indicates|points\s+to))\b"
-    r"[^.!?\n]{0,30}?\b(?:manipulat\w*|edit\w*|synthe\w*|generat\w*|deepfake|tamper\w*|"
-    r"report)|\bi\s+(?:see|found|find)\s+nothing\b", re.I)
+    r"points?\s+to|indicates?|of|that\s+(?:suggests|indicates|points\s+to))\b"
+    r"[^.!?\n]{0,30}?\b(?:manipulat\w*|edit\w*|synthe\w*|generat\w*|deepfake|tamper\w*)|"
+    r"\bno\s+findings?\s+to\s+report\b|\bi\s+(?:see|found|find)\s+nothing\b", re.I)
 _FAKE_VERDICT = re.compile(r"\blikely\s+(?:manipulated|fake|generated|synthetic)\b|"
                            r"\b(?:is|looks|seems)\s+(?:a\s+)?(?:fake|deepfake|generated|"
                            r"manipulated|synthetic)\b", re.I)

@@ -192,7 +192,7 @@ UNNATURAL_PROSODY = art(
       r"falling|pace|duration|length|register)\b|\bequal\s+(?:stress|weight|emphasis)\b|"
       r"\bno\s+(?:\w+\s+)?(?:rise|variation|inflection|emphasis|melody|breaths?|ups\s+and\s+downs|"
       r"pitch\s+reset)\b|\bnever\s+(?:speeds|slows|wavers|pauses)\b|\bunnatural\w*|"
-      r"\bsynthetic\w*|\bartificial\w*|\bcomputer-?generated\b|\bunemotional\b|\bemotionless\b|"
+      r"\bunemotional\b|\bemotionless\b|"
       r"\bconcatenated\b|\bidentical\b|\bresets?\b|\bunbroken\b|\brushed\b|\bdrawn\s+out\b|"
       r"\bmiddle\s+of\s+(?:words|phrases)\b|\bstretched\b"),
     C(r"\bprosod\w*|\bintonation\w*|\bcadence\b|\brhythm\w*|\bpitch\w*|\bpacing\b|\bpace\b|"
@@ -222,7 +222,7 @@ UNNATURAL_PROSODY = art(
       r"\bmetronome-?like\b|\brehearsed\s+pattern\b"),
     P(r"\bmonoton\w*|\brobotic\s+(?:voice|speech|delivery|tone|sound\w*|cadence|intonation)\b|"
       r"\bflat\s+(?:intonation|delivery|voice|affect|melody|tone)\b|\bsounds?\s+(?:robotic|"
-      r"mechanical|synthetic|like\s+(?:a\s+)?(?:robot|machine|text-to-speech|tts|speech\s+"
+      r"mechanical|like\s+(?:a\s+)?(?:robot|machine|text-to-speech|tts|speech\s+"
       r"synthesizer))\b|\bunnatural\s+(?:prosody|intonation|pauses?|rhythm|cadence|stress|pitch|"
       r"pacing|speech)\b|\bweird\s+pauses\b|\bmetronomic\b|\bsing-?song\b|\btts-like\b|"
       r"\bread\s+by\s+a\s+(?:speech\s+synthesizer|machine|robot)\b|\blike\s+a\s+(?:machine|"
