@@ -171,7 +171,8 @@ _ELSEWHERE = re.compile(r"^\s*(?:elsewhere|anywhere\s+else|in\s+(?:the\s+)?(?:re
 
 # "not an artifact", "a normal photographic characteristic": the item's quality mentions deny.
 BENIGN = re.compile(
-    r"\bnot\s+(?:an?\s+)?(?:\w+\s+)?(?:artifact|artefact|defect|flaw|anomaly|sign\s+of\s+(?:editing|"
+    r"\bnot\s+(?:an?\s+)?(?:\w+\s+)?(?:artifact|artefact|defect|flaw|anomaly|"
+    r"sign\s+of\s+(?:editing|"
     r"manipulation|tampering))\b|\bnormal\s+(?:photographic|camera|sensor|recording|"
     r"lens|optical|compression)\s+(?:characteristic|behaviou?r|property|effect|artifact)|"
     r"\bcommon\s+camera\s+behaviou?r\b|\brecording\s+conditions\b|\bexpected\s+(?:for|in|from)\s+"
