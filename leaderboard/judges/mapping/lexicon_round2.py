@@ -8,7 +8,7 @@ Each entry adds rules to an artifact of `lexicon_signal`, `lexicon_scene` or `le
 """
 from __future__ import annotations
 
-from leaderboard.judges.mapping.patterns import A, C, P, Rule
+from leaderboard.judges.mapping.patterns import A, C, P, Rule, S
 
 _NOT = r"(?:don't|do\s+not|doesn't|does\s+not|didn't|did\s+not|never)"
 
@@ -33,9 +33,8 @@ EXTRA: dict[str, tuple[Rule, ...]] = {
     "audio_visual_desync": (
         P(r"\blip[- ]?sync\w*\s+(?:is\s+)?(?:of|off)\s+by\b|"
           r"\b(?:lips|mouth)\s+" + _NOT + r"\s+move\s+(?:at\s+all\s+)?(?:during|for|while|on)\s+"
-          r"(?:the\s+)?(?:first|last|some|several|\w+\s+)?(?:words?|syllables?|sentences?|"
-          r"phrases?)\b|"
-          r"\bmouth\s+(?:closes|opens)\s+on\s+(?:the\s+)?vowels\b|"
+          r"(?:\w+\s+){0,3}?(?:words?|syllables?|sentences?|phrases?)\b|"
+          r"\b(?:closes|shuts)\s+(?:firmly\s+)?on\s+(?:the\s+)?vowels\b|"
           r"\b(?:mouth|lips)\s+that\s+moves?\b[^.!?]*\b(?:while|but)\b[^.!?]*\b(?:mouth|lips)\s+"
           r"closed\b"),
     ),
@@ -92,6 +91,23 @@ EXTRA: dict[str, tuple[Rule, ...]] = {
     "lighting_inconsistency": (
         C(r"\blight\w*\b|\blit\b",
           r"\b" + _NOT + r"\s+change\s+when\b|\bstays?\s+the\s+same\s+when\b"),
+        # light from one side on the subject, its visible source on the other
+        S(r"\b(?:light|lit)\w*\b[^.!?;]{0,40}\bfrom\s+(?:the\s+|her\s+|his\s+)?(?:left|right)\b",
+          r"\b(?:while|whereas|but|yet)\b[^.!?;]*\b(?:lamp|window|sun|fire|bonfire|candle|"
+          r"spotlight|source|screen)\w*\b[^.!?;]*\b(?:on|to|at)\s+(?:the\s+|her\s+|his\s+|"
+          r"their\s+)?(?:left|right)\b",
+          unless=r"\bconsistent\w*|\bmatch\w*|\bagree\w*|\bcorrect\w*|\bas\s+expected\b"),
+    ),
+    "unnatural_gaze": (
+        A(r"\bnever\s+(?:once\s+)?looks?\s+(?:at|toward|towards)\s+(?:his|her|their|the)\s+"
+          r"(?:co-?hosts?|interviewer|partner|interlocutor|guest|host)\b|\beyes\s+follow\s+you\b"),
+    ),
+    "unrecognizable_text": (
+        P(r"\b(?:in|with)\s+an?\s+(?:unknown|non-?existent|made-?up|invented)\s+(?:script|"
+          r"alphabet|language|writing\s+system)\b"),
+    ),
+    "banding": (
+        P(r"\bcontour-?like\s+(?:steps|bands|lines|rings)\b"),
     ),
     "shadow_inconsistency": (
         A(r"\bcasts?\s+none\b|\bshadows?\s+(?:\w+\s+)?(?:point|fall|go)\s+in\s+two\s+"
