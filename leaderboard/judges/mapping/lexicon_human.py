@@ -184,7 +184,8 @@ _VOICE = (r"\b(?:voice|voices|speech|speaking|speaker|speaks?|delivery|intonatio
 UNNATURAL_PROSODY = art(
     "unnatural_prosody",
     C(r"\bspeech\b|\bvoices?\b|\bspeaker\b|\bwords\b|\bsentences?\b|\bphrases?\b|"
-      r"\bnarration\b|\bnarrator\b|\breading\b|\bdigit\b|\bsyllables?\b",
+      r"\bnarration\b|\bnarrator\b|\breading\b|\bdigit\b|\bsyllables?\b|"
+      r"\b(?:each|every)\s+(?:word|phrase)\b",
       r"\bmonoton\w*|\bflat\w*|\brobotic\w*|\bmechanical\w*|\blifeless\b|\bstilted\b|"
       r"\bchoppy\b|\bmachine-?like\b|\bsing-?song\b|\bstaccato\b|\bmetronomic\b|\brobot\b|"
       r"\bevenly\s+spaced\b|\b(?:perfectly|unnaturally|too|strikingly|very)\s+(?:even|regular|"
@@ -194,7 +195,8 @@ UNNATURAL_PROSODY = art(
       r"pitch\s+reset)\b|\bnever\s+(?:speeds|slows|wavers|pauses)\b|\bunnatural\w*|"
       r"\bunemotional\b|\bemotionless\b|"
       r"\bconcatenated\b|\bidentical\b|\bresets?\b|\bunbroken\b|\brushed\b|\bdrawn\s+out\b|"
-      r"\bmiddle\s+of\s+(?:words|phrases)\b|\bstretched\b"),
+      r"\bmiddle\s+of\s+(?:words|phrases)\b|\bstretched\b|\bequally\s+spaced\b|"
+      r"\blike\s+a\s+(?:typewriter|metronome|ticking\s+clock)\b"),
     C(r"\bprosod\w*|\bintonation\w*|\bcadence\b|\brhythm\w*|\bpitch\w*|\bpacing\b|\bpace\b|"
       r"\bdelivery\b|\bstress\b|\bemphasis\b|\bpauses?\b|\bspeaking\s+"
       r"(?:style|rate)\b|\bspeech\s+rate\b|\bmelody\b|\btiming\b|"
@@ -299,7 +301,8 @@ _NEG_CONTENT = (r"\b(?:disaster|death|died|dead|dying|funeral|eulogy|loss|grie\w
                 r"sarcastic|devastated|horrible|awful|scream\w*\s+for\s+help|worst|harrowing|"
                 r"diagnos\w*|arrest\w*|flood\w*|terrif\w*|furious|outraged|heartbroken|"
                 r"sobbing|crying|tears|grave|killed|murder\w*|shooting|kidnap\w*|ransom|"
-                r"scared|frightened|afraid|panic\w*|robbed|evacuat\w*|earthquake|storm)\b")
+                r"scared|frightened|afraid|panic\w*|robbed|evacuat\w*|earthquake|storm|"
+                r"burn(?:ed|t)\s+down|destroyed|homeless|bereave\w*)\b")
 _POS_CONTENT = (r"\b(?:wedding|won|win|winning|lottery|best\s+day|amazing|thrilled|wonderful|"
                 r"happiest|joke|comedy|birthday|propos\w*|love\s+letter|celebrat\w*|goal|concert|"
                 r"trip|vacation|exciting|great\s+news|good\s+news|congratulat\w*|promotion|"
