@@ -82,6 +82,17 @@ _TYPOS = {
     "saturized": "saturated", "oversaturized": "oversaturated", "exagerated": "exaggerated",
     "expresionless": "expressionless", "disapears": "disappears", "dissapears": "disappears",
     "apears": "appears", "wierd": "weird", "strage": "strange", "teh": "the",
+    # rules@3: more everyday misspellings of the words the lexicon reads
+    "distorded": "distorted", "distored": "distorted", "distortd": "distorted",
+    "dosnt": "doesnt", "dosent": "doesnt", "compresion": "compression",
+    "pixilated": "pixelated", "pixalated": "pixelated", "flikker": "flicker",
+    "flickr": "flicker", "clik": "click", "cliks": "clicks", "clics": "clicks",
+    "cracle": "crackle", "crackel": "crackle", "teath": "teeth", "refelction": "reflection",
+    "reflecion": "reflection", "reflaction": "reflection", "shadw": "shadow",
+    "shadws": "shadows", "gradiant": "gradient", "metalic": "metallic",
+    "oversaturared": "oversaturated", "saturatd": "saturated", "lipsynch": "lipsync",
+    "backgrond": "background", "expresison": "expression",
+    "blinkin": "blinking", "anatomicly": "anatomically", "unrealstic": "unrealistic",
 }
 _TYPO = re.compile(r"\b" + trie_regex(_TYPOS) + r"\b", re.I)
 _ABSENT_FIELD = re.compile(r"^(?:present|detected|found|exists?|observed|visible|is_present)$",
