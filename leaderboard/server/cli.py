@@ -178,6 +178,24 @@ def reconcile_cmd(every: int | None) -> None:
             time.sleep(every)
 
 
+@server.command("metrics-rebuild")
+def metrics_rebuild() -> None:
+    """Fill the /metrics submission counters in Redis from the database (an existing
+    deployment, or after drift); the first scrape does it by itself when they are missing."""
+    from leaderboard.server import ops_counters
+    from leaderboard.server.db import get_db
+    from leaderboard.server.jobs.queue import redis_connection
+
+    with _app_context() as app:
+        conn = redis_connection(app)
+        if conn is None:
+            _fail("REDIS_URL is not set: /metrics aggregates in the database, nothing to build")
+        snap = ops_counters.rebuild(conn, get_db(), wait=True)
+        total = sum(snap.counts.values())
+        click.echo(f"metrics counters rebuilt: {total} finished submissions, "
+                   f"{int(sum(h.count for h in snap.durations.values()))} timed")
+
+
 @server.command("rotate-label-keys")
 def rotate_label_keys() -> None:
     """Re-encrypt every label set with the newest LABEL_KEYS key."""
