@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -273,12 +274,18 @@ def deltas_of_flush(session: Session) -> Counter:
 
 
 class _Publisher:
-    """Applies the deltas of committed transactions to the hash; keeps them across outages."""
+    """Applies the deltas of committed transactions to the hash; keeps them across outages.
+
+    After a failure it leaves Redis alone for `RETRY_S` (the deltas wait in memory), so an
+    outage costs one connection timeout per `RETRY_S`, not one per commit."""
+
+    RETRY_S = 5.0
 
     def __init__(self, conn: redis.Redis):
         self.conn = conn
         self._pending: Counter = Counter()
         self._lock = threading.Lock()
+        self._quiet_until = 0.0
 
     def publish(self, deltas: Counter) -> None:
         with self._lock:
@@ -287,11 +294,14 @@ class _Publisher:
             if not args:
                 self._pending.clear()
                 return
+            if time.monotonic() < self._quiet_until:
+                return
             try:
                 self.conn.eval(_APPLY, 2, HASH_KEY, READY_KEY, *args)
             except redis.exceptions.RedisError:
+                self._quiet_until = time.monotonic() + self.RETRY_S
                 log.warning("metrics counters not updated (Redis unreachable); %d deltas kept "
-                            "for the next commit", len(args) // 2)
+                            "for a later commit", len(args) // 2)
                 return
             self._pending.clear()
 

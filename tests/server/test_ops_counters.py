@@ -215,6 +215,9 @@ def test_deltas_survive_a_redis_outage(redis_url):
     pub = oc._Publisher(_FlakyRedis(conn))
     pub.publish(Counter({"n|scored|predictions": 1}))  # Redis down: kept
     assert not conn.hget(oc.HASH_KEY, "n|scored|predictions")
-    pub.publish(Counter({"n|scored|predictions": 1, "n|failed|predictions": 1}))
+    pub.publish(Counter({"n|failed|predictions": 1}))  # within RETRY_S: not even tried
+    assert not conn.hget(oc.HASH_KEY, "n|failed|predictions")
+    pub._quiet_until = 0.0  # RETRY_S later
+    pub.publish(Counter({"n|scored|predictions": 1}))
     assert float(conn.hget(oc.HASH_KEY, "n|scored|predictions")) == 2
     assert float(conn.hget(oc.HASH_KEY, "n|failed|predictions")) == 1
