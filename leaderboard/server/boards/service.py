@@ -22,6 +22,7 @@ from leaderboard.core import records
 from leaderboard.core.records import slice_key_of
 from leaderboard.server.boards import standings
 from leaderboard.server.boards.cache import CROSS, get_cache, invalidate_boards  # noqa: F401  (re-exported for views)
+from leaderboard.server.boards.reads import board_page_from_standings, placement  # noqa: F401
 from leaderboard.server.boards.standings import Cell, Column, Entry
 from leaderboard.server.models import Benchmark, Score, Submission, Team
 from leaderboard.server.services import NotFound, ServiceError
@@ -29,6 +30,8 @@ from leaderboard.server.services import NotFound, ServiceError
 #: display order of modalities (benchmarks.md, "Per-modality boards")
 MODALITY_ORDER = ("image", "video", "audio", "text", "3d")
 MODES = ("team", "all")
+#: the most rows one board page may hold
+MAX_PER_PAGE = 500
 
 # -- benchmark metadata ------------------------------------------------------------------------
 def _info_of(bench: Benchmark) -> dict:
@@ -71,22 +74,7 @@ def task_of(info: dict, task: str) -> dict:
 
 def _columns(info: dict, task: dict, present: set[str]) -> list[Column]:
     """The task's metric columns that have values: headline, secondaries, then declared order."""
-    specs = info["metrics"]
-    names = [task["headline"], *task.get("secondary", []), *specs]
-    out, seen = [], set()
-    for name in names:
-        if name in present and name in specs and name not in seen:
-            seen.add(name)
-            s = specs[name]
-            out.append(Column(name, s.get("title") or name, bool(s["higher_is_better"]),
-                              s.get("fmt", "num"), by_magnitude=_by_magnitude(s)))
-    return out
-
-
-def _by_magnitude(spec: dict) -> bool:
-    """A signed metric (fmt "signed", range across 0, lower is better) ranks by |value|."""
-    return (spec.get("fmt") == "signed" and not spec["higher_is_better"]
-            and (spec.get("lower") or 0) < 0 < (spec.get("upper") or 0))
+    return standings.columns_for(info["metrics"], task, present)
 
 
 def parse_slice_key(text: str | None) -> dict:
@@ -116,8 +104,14 @@ def _on_board():
 # -- boards ------------------------------------------------------------------------------------
 def board(session: Session, *, benchmark_key: str, task: str, split: str,
           modality: str | None = None, slice_key: str | None = None,
-          mode: str = "team") -> dict:
-    """One board (cached). Raises NotFound / ServiceError naming a bad argument."""
+          mode: str = "team", page: int = 1, per_page: int | None = None) -> dict:
+    """One page of a board (cached), read from the standings (`compute_board`).
+
+    ``per_page`` None: every row (CSV export, cross-benchmark pages: one row per team in team
+    mode); else at most ``MAX_PER_PAGE``. The result carries ``rows`` (the page), ``page``,
+    ``per_page``, ``total``, ``pages``, ``ranked`` (ranked rows on the whole board) and
+    ``baselines`` (the baseline rows, wherever they rank). Raises NotFound / ServiceError naming
+    a bad argument."""
     info = benchmark_info(session, benchmark_key)
     t = task_of(info, task)
     if split not in info["splits"]:
@@ -128,17 +122,30 @@ def board(session: Session, *, benchmark_key: str, task: str, split: str,
                            f"modalities: {t['modalities']}")
     if mode not in MODES:
         raise ServiceError(f"mode must be one of {list(MODES)}, got {mode!r}")
+    if page < 1 or (per_page is not None and not 1 <= per_page <= MAX_PER_PAGE):
+        raise ServiceError(f"page must be >= 1 and per_page in 1..{MAX_PER_PAGE}, got "
+                           f"page={page!r}, per_page={per_page!r}")
     wanted = parse_slice_key(slice_key)
-    key = ("board", task, split, modality, slice_key_of(wanted), mode)
+    key = ("board", task, split, modality, slice_key_of(wanted), mode, page, per_page)
     return get_cache().get_or_compute(
         benchmark_key, key,
         lambda: compute_board(session, info, t, split, modality=modality, wanted=wanted,
-                              mode=mode))
+                              mode=mode, page=page, per_page=per_page))
 
 
 def compute_board(session: Session, info: dict, task: dict, split: str, *,
+                  modality: str | None, wanted: dict, mode: str, page: int = 1,
+                  per_page: int | None = None) -> dict:
+    """One page of the board, uncached, from the standings: one indexed range of rows and a
+    count of the competitors ahead of it (no scan of submissions or score rows)."""
+    return board_page_from_standings(session, info, task, split, modality=modality,
+                                     wanted=wanted, mode=mode, page=page, per_page=per_page)
+
+
+def compute_board_full(session: Session, info: dict, task: dict, split: str, *,
                   modality: str | None, wanted: dict, mode: str) -> dict:
-    """The board, uncached (see `board`)."""
+    """The whole board from the score rows, uncached: the reference the standings must equal
+    (tests compare the two after every kind of event; no request calls it)."""
     shown, pick = _parts(session, info, split)
     slices = _available_slices(session, info, task, split, pick)
     desired = dict(wanted)

@@ -55,6 +55,12 @@ def board_args(key: str, task: str, split: str) -> dict:
             "mode": request.args.get("mode") or "team"}
 
 
+def page_of(b: dict) -> dict:
+    """The paging fields of a board page (`leaderboard.server.boards.service.board`)."""
+    return {"rows": b["rows"], "page": b["page"], "per_page": b["per_page"],
+            "total": b["total"], "pages": b["pages"]}
+
+
 def paginate(rows: list, page: int, per_page: int) -> dict:
     total = len(rows)
     pages = max(1, -(-total // per_page))
@@ -80,7 +86,7 @@ def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = Fal
                     b: dict | None = None) -> Markup:
     """The rendered table of one page of a board (cached with the board)."""
     if b is None:
-        b = boards.board(lazy_session, **args)
+        b = boards.board(lazy_session, **args, page=page, per_page=per_page)
 
     link_args = {k: v for k, v in (("modality", args["modality"]), ("slice", args["slice_key"]),
                                    ("mode", args["mode"] if args["mode"] != "team" else None),
@@ -89,7 +95,7 @@ def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = Fal
 
     def compute():
         return render_template("public/_board.html", board=b, compact=compact,
-                               link_args=link_args, **paginate(b["rows"], page, per_page))
+                               link_args=link_args, **page_of(b))
 
     key = ("board_html", b["task"]["key"], b["split"], args["modality"], b["slice_key"],
            args["mode"], page, per_page, compact)
@@ -117,12 +123,14 @@ def _leaders(session, info: dict) -> list[dict]:
     for t in info["tasks"]:
         # the held-out split's board, else the first split that has rows at all
         for split in [preferred, *[s for s in info["splits"] if s != preferred]]:
-            b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split)
-            if b["rows"]:
+            b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split,
+                             per_page=1)
+            if b["total"]:
                 break
         else:
             split = preferred
-            b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split)
+            b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split,
+                             per_page=1)
         col = next((c for c in b["columns"] if c["metric"] == b["primary"]), None)
         ranked = [r for r in b["rows"] if r.get("rank") is not None]
 
@@ -132,8 +140,8 @@ def _leaders(session, info: dict) -> list[dict]:
                     "kind": r["baseline_kind"], **r["values"][b["primary"]]}
 
         out.append({"task": t, "split": split, "column": col, "part": b["part"],
-                    "teams": len(ranked), "leader": cell(ranked[0]) if ranked else None,
-                    "baselines": [cell(r) for r in b["rows"] if r["is_baseline"]]})
+                    "teams": b["ranked"], "leader": cell(ranked[0]) if ranked else None,
+                    "baselines": [cell(r) for r in b["baselines"]]})
     return out
 
 
@@ -200,7 +208,7 @@ def benchmark(key: str):
 def board_page(key: str, task: str, split: str):
     args = board_args(key, task, split)
     page, per_page = page_args()
-    b = boards.board(lazy_session, **args)
+    b = boards.board(lazy_session, **args, page=page, per_page=per_page)
 
     def compute():
         return render_template("public/_board_page.html", board=b, args=args,
@@ -268,12 +276,11 @@ def _placement(sub: Submission) -> list[dict]:
     out = []
     for t in info["tasks"]:
         for mode in ("team", "all"):
-            b = boards.board(lazy_session, benchmark_key=info["key"], task=t["key"],
-                             split=sub.split, mode=mode)
-            row = next((r for r in b["rows"] if r["submission_id"] == sub.id), None)
-            if row is not None:
-                ranked = sum(1 for r in b["rows"] if r["rank"] is not None)
-                out.append({"task": t, "rank": row["rank"], "of": ranked, "mode": mode,
+            place = boards.get_cache().get_or_compute(
+                info["key"], ("placement", t["key"], sub.split, sub.id, mode),
+                lambda: boards.placement(lazy_session, info, t, sub.split, sub.id, mode))
+            if place is not None:
+                out.append({"task": t, "rank": place["rank"], "of": place["of"], "mode": mode,
                             "url": url_for("public.board_page", key=info["key"], task=t["key"],
                                            split=sub.split, mode=None if mode == "team"
                                            else mode)})
