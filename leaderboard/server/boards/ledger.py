@@ -372,6 +372,17 @@ def rebuild(session: Session, benchmark_id: int | None = None, *, chunk: int = 2
     return total
 
 
+def fill_if_empty(session: Session) -> int:
+    """Build every benchmark's standings when there are none yet but scored submissions exist
+    (a database upgraded to revision 0009); returns the rows written (0: nothing to do)."""
+    if session.scalar(select(StandingBoard.id).limit(1)) is not None:
+        return 0
+    if session.scalar(select(Submission.id).where(Submission.status == "scored")
+                      .limit(1)) is None:
+        return 0
+    return rebuild(session)
+
+
 class _SubRow:
     __slots__ = ("id", "split", "team_id", "is_baseline", "created_at", "selected",
                  "disqualified_reason")
@@ -478,5 +489,5 @@ def install(factory) -> None:
         event.listen(factory, "after_rollback", _after_rollback)
 
 
-__all__ = ["encode_key", "install", "rebuild", "refresh_submissions", "rekey_benchmark",
+__all__ = ["encode_key", "fill_if_empty", "install", "rebuild", "refresh_submissions", "rekey_benchmark",
            "shown_cells"]

@@ -12,7 +12,7 @@ from sqlalchemy import delete, select
 
 from leaderboard.server.boards import ledger
 from leaderboard.server.boards import service as boards
-from leaderboard.server.models import Benchmark, Score, Submission
+from leaderboard.server.models import Benchmark, Score
 from leaderboard.server.models.standings import Standing
 
 KEYS = ("columns", "rows", "primary", "rule", "slices", "slice_choices", "part", "pick_part",
@@ -135,3 +135,19 @@ def test_board_pages_rank_across_pages(boards_session, make):
     whole = boards.board(s, benchmark_key="demo", task="detection", split="test")
     assert [r["submission_id"] for p in pages for r in p["rows"]] == \
         [r["submission_id"] for r in whole["rows"]]
+
+
+def test_fill_if_empty_builds_standings_of_an_upgraded_database(boards_session, make):
+    from leaderboard.server.models.standings import StandingBoard
+    s = boards_session
+    bench = make.benchmark()
+    for i in range(4):
+        make.submission(bench, make.team(), scores={"public": {"accuracy": i / 10},
+                                                    "private": {"accuracy": 1 - i / 10}})
+    s.commit()
+    before = [r for _k, inc, _f in _boards(s, bench.id) for r in inc["rows"]]
+    s.execute(delete(Standing))
+    s.execute(delete(StandingBoard))
+    assert ledger.fill_if_empty(s) > 0
+    assert ledger.fill_if_empty(s) == 0
+    assert [r for _k, inc, _f in _boards(s, bench.id) for r in inc["rows"]] == before
