@@ -31,12 +31,13 @@ from collections import defaultdict
 from collections.abc import Iterable
 from datetime import datetime, timezone
 
-from sqlalchemy import delete, event, func, insert, select, update
+from sqlalchemy import delete, event, func, insert, select, text, update
 from sqlalchemy.orm import Session
 
 from leaderboard.server.boards.standings import Column, board_order
 from leaderboard.server.models import Benchmark, Score, Submission
 from leaderboard.server.models.standings import Standing, StandingBoard
+from leaderboard.server.services.judging import board_judge, record_judge_allowed
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +76,7 @@ def encode_key(values: dict, order: list[Column], created_at: datetime,
 
 
 def _allowed(judge_of_record: str | None, board_judge: str | None) -> bool:
-    from leaderboard.server.services.judging import record_judge_allowed
-    return record_judge_allowed(judge_of_record, board_judge)
+    return judge_of_record is None or record_judge_allowed(judge_of_record, board_judge)
 
 
 def shown_cells(cells_json: dict, judge: str | None) -> dict[str, list]:
@@ -96,7 +96,6 @@ def _contribution(cells_json: dict, judge: str | None) -> tuple[set, set]:
 
 
 def board_judge_of(official: str | None) -> str | None:
-    from leaderboard.server.services.judging import board_judge
     return board_judge(official)
 
 
@@ -326,7 +325,7 @@ def rebuild(session: Session, benchmark_id: int | None = None, *, chunk: int = 2
     """
     bench_ids = ([benchmark_id] if benchmark_id is not None
                  else list(session.scalars(select(Benchmark.id).order_by(Benchmark.id))))
-    total = 0
+    total, elect = 0, []
     for bid in bench_ids:
         board_ids = select(StandingBoard.id).where(StandingBoard.benchmark_id == bid)
         session.execute(delete(Standing).where(Standing.board_id.in_(board_ids)))
@@ -368,7 +367,8 @@ def rebuild(session: Session, benchmark_id: int | None = None, *, chunk: int = 2
         if batch:
             session.execute(insert(Standing), batch)
             total += len(batch)
-        _elect_all(session, [b.id for b in counters.values()])
+        elect += [b.id for b in counters.values()]
+    _elect_all(session, elect)
     return total
 
 
@@ -418,6 +418,15 @@ def _stream(session: Session, benchmark_id: int, chunk: int):
 
 def _elect_all(session: Session, board_ids: list[int]) -> None:
     """Elect every group's representative in SQL: selected first, then the best pick key."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("ANALYZE standing"))  # fresh rows: plan with their statistics
+        for bid in board_ids:
+            session.execute(text(
+                "UPDATE standing s SET rep_key = s.sort_key FROM ("
+                " SELECT DISTINCT ON (grp) id FROM standing"
+                " WHERE board_id = :b AND NOT disqualified"
+                " ORDER BY grp, selected DESC, pick_key) r WHERE s.id = r.id"), {"b": bid})
+        return
     for bid in board_ids:
         ranked = (select(Standing.id, func.row_number().over(
             partition_by=Standing.grp,

@@ -263,12 +263,26 @@ def board_split(info: dict) -> str | None:
     return info["splits"][-1] if info["splits"] else None
 
 
-def modality_board(session: Session, modality: str) -> dict:
-    """Per-modality board (cached): each team's headline per task in ``modality`` + mean rank."""
+def modality_board(session: Session, modality: str, *, page: int = 1,
+                   per_page: int | None = None) -> dict:
+    """Per-modality board (cached): each team's headline per task in ``modality`` + mean rank.
+
+    ``per_page``: one page of the aggregate's rows (``page``, ``per_page``, ``total``,
+    ``pages`` say where); None: every row. The aggregate itself is computed once per change
+    of any board (from the boards' team rows, themselves cached per benchmark)."""
     if modality not in modalities(session):
         raise NotFound(f"no modality {modality!r}; modalities: {modalities(session)}")
-    return get_cache().get_or_compute(CROSS, ("modality", modality),
+    if page < 1 or (per_page is not None and not 1 <= per_page <= MAX_PER_PAGE):
+        raise ServiceError(f"page must be >= 1 and per_page in 1..{MAX_PER_PAGE}, got "
+                           f"page={page!r}, per_page={per_page!r}")
+    full = get_cache().get_or_compute(CROSS, ("modality", modality),
                                       lambda: compute_modality_board(session, modality))
+    total = len(full["rows"])
+    if per_page is None:
+        return {**full, "page": 1, "per_page": None, "total": total, "pages": 1}
+    start = (page - 1) * per_page
+    return {**full, "rows": full["rows"][start:start + per_page], "page": page,
+            "per_page": per_page, "total": total, "pages": max(1, -(-total // per_page))}
 
 
 def compute_modality_board(session: Session, modality: str) -> dict:

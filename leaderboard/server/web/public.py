@@ -111,8 +111,12 @@ def home():
     return render_template("public/home.html", benchmarks=infos,
                            modalities=boards.modalities(session),
                            leaders={b["key"]: _leaders(session, b) for b in infos},
-                           counts=activity.counts(get_session()),
-                           recent=activity.recent(get_session()))
+                           # cached with the boards: a count over every submission per
+                           # home request was the page's largest cost (issue 16)
+                           **boards.get_cache().get_or_compute(
+                               boards.CROSS, ("activity",),
+                               lambda: {"counts": activity.counts(get_session()),
+                                        "recent": activity.recent(get_session())}))
 
 
 def _leaders(session, info: dict) -> list[dict]:
@@ -234,8 +238,12 @@ def _switchers(b: dict) -> dict:
 
 @bp.route("/modalities/<modality>")
 def modality_page(modality: str):
-    mb = boards.modality_board(lazy_session, modality)
-    return render_template("public/modality.html", mb=mb)
+    page, per_page = page_args()
+    mb = boards.modality_board(lazy_session, modality, page=page, per_page=per_page)
+    body = boards.get_cache().get_or_compute(
+        boards.CROSS, ("modality_html", modality, page, per_page),
+        lambda: render_template("public/_modality.html", mb=mb))
+    return render_template("public/modality.html", mb=mb, body=Markup(body))
 
 
 def _can_see(sub: Submission) -> tuple[bool, bool]:

@@ -100,8 +100,12 @@ def list_modalities():
 
 @bp.get("/modalities/<modality>")
 def modality_json(modality: str):
-    """The per-modality board: each team's headline per task and the mean-rank aggregate."""
-    return jsonify(boards.modality_board(lazy_session, modality))
+    """One page of the per-modality board: each team's headline per task and the mean-rank
+    aggregate. Query: page, per_page."""
+    page, per_page = page_args()
+    mb = boards.modality_board(lazy_session, modality, page=page, per_page=per_page)
+    return _json(boards.get_cache().get_or_compute(
+        boards.CROSS, ("modality_json", modality, page, per_page), lambda: json.dumps(mb)))
 
 
 @bp.get("/")
