@@ -220,12 +220,10 @@ def main(argv=None) -> int:
         visible: list[float] = []
 
         def scorer():
-            from sqlalchemy.orm import Session
-
-            from leaderboard.server.db import make_engine
+            from leaderboard.server.db import Database
             from leaderboard.server.models import Benchmark, Score, Submission
-            engine = make_engine(url)
-            with Session(engine) as s:
+            db = Database(url)  # its sessions keep the standings (the server's only kind)
+            with db.session() as s:
                 loki = s.query(Benchmark).filter_by(key="loki").one()
                 while not stop.is_set():
                     t = time.perf_counter()
@@ -250,7 +248,7 @@ def main(argv=None) -> int:
                             break
                         time.sleep(0.01)
                     stop.wait(max(0.0, 1.0 - (time.perf_counter() - t)))
-            engine.dispose()
+            db.dispose()
 
         th = threading.Thread(target=scorer)
         th.start()
