@@ -11,7 +11,7 @@ import nh3
 from flask import Blueprint, Response, abort, json, render_template, request, url_for
 from flask_login import current_user
 from markupsafe import Markup
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from leaderboard.server.boards import reports
 from leaderboard.server.boards import service as boards
@@ -316,10 +316,17 @@ def team_page(team_id: int):
         abort(404, description=f"no team {team_id}")
     members = session.scalars(select(User.display_name).where(User.team_id == team_id)
                               .order_by(User.display_name)).all()
+    page, per_page = page_args()
+    visible = (Submission.team_id == team_id, Submission.is_public.is_(True),
+               Submission.hidden.is_(False), Submission.status == "scored")
+    total = session.scalar(select(func.count()).select_from(Submission).where(*visible))
     subs = session.execute(
         select(Submission, Benchmark.key, Benchmark.title)
         .join(Benchmark, Submission.benchmark_id == Benchmark.id)
-        .where(Submission.team_id == team_id, Submission.is_public.is_(True),
-               Submission.hidden.is_(False), Submission.status == "scored")
-        .order_by(Submission.created_at.desc())).all()
-    return render_template("public/team.html", team=team, members=members, submissions=subs)
+        .where(*visible)
+        .order_by(Submission.created_at.desc(), Submission.id.desc())
+        .offset((page - 1) * per_page).limit(per_page)).all()
+    return render_template("public/team.html", team=team, members=members, submissions=subs,
+                           endpoint="public.team_page",
+                           pager_args={"team_id": team_id, "per_page": per_page}, page=page,
+                           pages=max(1, -(-total // per_page)), total=total)
