@@ -36,6 +36,9 @@ def upgrade() -> None:
     sa.Column('slice_key', sa.String(length=400), nullable=False),
     sa.Column('part', sa.String(length=16), nullable=False),
     sa.Column('rows', sa.Integer(), server_default='0', nullable=False),
+    sa.Column('ranked', sa.Integer(), server_default='0', nullable=False),
+    sa.Column('reps', sa.Integer(), server_default='0', nullable=False),
+    sa.Column('ranked_reps', sa.Integer(), server_default='0', nullable=False),
     sa.Column('metrics_json', sa.JSON(), nullable=False),
     sa.Column('judged_json', sa.JSON(), nullable=False),
     sa.Column('order_json', sa.JSON(), nullable=False),
@@ -67,9 +70,11 @@ def upgrade() -> None:
     op.create_index('ix_standing_all', 'standing', ['board_id', 'all_key', 'competes'], unique=False)
     op.create_index('ix_standing_group', 'standing', ['board_id', 'grp'], unique=False)
     op.create_index('ix_standing_submission', 'standing', ['submission_id'], unique=False)
+    op.create_index('ix_standing_baseline', 'standing', ['board_id', 'is_baseline'], unique=False)
 
 
 def downgrade() -> None:
+    op.drop_index('ix_standing_baseline', table_name='standing')
     op.drop_index('ix_standing_submission', table_name='standing')
     op.drop_index('ix_standing_group', table_name='standing')
     op.drop_index('ix_standing_all', table_name='standing')

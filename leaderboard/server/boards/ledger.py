@@ -195,7 +195,8 @@ def refresh_submissions(session: Session, submission_ids: Iterable[int]) -> None
 
 def _refresh(session: Session, sid: int) -> None:
     sub = session.get(Submission, sid)
-    old = session.execute(select(Standing.board_id, Standing.grp, Standing.cells_json)
+    old = session.execute(select(Standing.board_id, Standing.grp, Standing.cells_json,
+                                 Standing.rep_key, Standing.competes)
                           .where(Standing.submission_id == sid)).all()
     new: dict[tuple, dict] = {}
     if _on_board(sub):
@@ -209,12 +210,13 @@ def _refresh(session: Session, sid: int) -> None:
         return  # a deleted submission's rows went with it (ON DELETE CASCADE)
     tasks, specs, judge = _bench_meta(session, sub.benchmark_id)
     ids = _get_or_create_boards(session, sub.benchmark_id, sub.split, new)
-    boards = _lock_boards(session, [b for b, _, _ in old] + list(ids.values()))
+    boards = _lock_boards(session, [r[0] for r in old] + list(ids.values()))
     groups: dict[int, set] = defaultdict(set)
-    for bid, grp, cells in old:
+    for bid, grp, cells, rep_key, competes in old:
         b = boards[bid]
         metrics, judged = _contribution(cells, b.judge)
         _count(b, metrics, judged, -1)
+        _count_rank(b, competes=competes, rep=rep_key is not None, sign=-1)
         groups[bid].add(grp)
     session.execute(delete(Standing).where(Standing.submission_id == sid))
     grp = _group(sub)
@@ -235,6 +237,7 @@ def _refresh(session: Session, sid: int) -> None:
         b = boards[ids[key]]
         order = _order_of(b, tasks, specs)
         rows.append(_row(b.id, sub, grp, cells, order, b.judge))
+        _count_rank(b, competes=rows[-1]["competes"], rep=False, sign=+1)
     if rows:
         session.execute(insert(Standing), rows)
     session.flush()
@@ -243,7 +246,24 @@ def _refresh(session: Session, sid: int) -> None:
             rekey_board(session, b, tasks, specs, judge)
         else:
             for g in groups[bid]:
-                _elect(session, bid, g)
+                _elect(session, b, g)
+
+
+def _count_rank(b: StandingBoard, *, competes: bool, rep: bool, sign: int) -> None:
+    b.ranked = (b.ranked or 0) + sign * bool(competes)
+    b.reps = (b.reps or 0) + sign * bool(rep)
+    b.ranked_reps = (b.ranked_reps or 0) + sign * bool(rep and competes)
+
+
+def _recount(session: Session, b: StandingBoard) -> None:
+    """Set a slice's counters from its rows (after a re-key or a rebuild)."""
+    def n(*cond):
+        return session.scalar(select(func.count()).select_from(Standing)
+                              .where(Standing.board_id == b.id, *cond))
+    b.rows = n()
+    b.ranked = n(Standing.competes.is_(True))
+    b.reps = n(Standing.rep_key.is_not(None))
+    b.ranked_reps = n(Standing.rep_key.is_not(None), Standing.competes.is_(True))
 
 
 def _count(b: StandingBoard, metrics: set, judged: set, sign: int) -> None:
@@ -269,11 +289,12 @@ def _row(board_id: int, sub, grp: str, cells: dict, order: list[Column],
                 competes=not dq and not sub.is_baseline, cells_json=cells)
 
 
-def _elect(session: Session, board_id: int, grp: str) -> None:
+def _elect(session: Session, b: StandingBoard, grp: str) -> None:
     """Make the group's representative the only row of ``grp`` with a ``rep_key``."""
     rows = session.execute(select(Standing.id, Standing.pick_key, Standing.selected,
-                                  Standing.disqualified, Standing.sort_key, Standing.rep_key)
-                           .where(Standing.board_id == board_id, Standing.grp == grp)).all()
+                                  Standing.disqualified, Standing.sort_key, Standing.rep_key,
+                                  Standing.competes)
+                           .where(Standing.board_id == b.id, Standing.grp == grp)).all()
     candidates = [r for r in rows if not r.disqualified]
     chosen = [r for r in candidates if r.selected] or candidates
     rep = min(chosen, key=lambda r: r.pick_key).id if chosen else None
@@ -281,6 +302,9 @@ def _elect(session: Session, board_id: int, grp: str) -> None:
         want = r.sort_key if r.id == rep else None
         if r.rep_key != want:
             session.execute(update(Standing).where(Standing.id == r.id).values(rep_key=want))
+            if (r.rep_key is None) != (want is None):
+                _count_rank(b, competes=False, rep=True, sign=+1 if want else -1)
+                b.ranked_reps += (1 if want else -1) * bool(r.competes)
 
 
 def rekey_board(session: Session, b: StandingBoard, tasks: dict, specs: dict,
@@ -306,7 +330,8 @@ def rekey_board(session: Session, b: StandingBoard, tasks: dict, specs: dict,
                                 r.submission_id)))
     session.flush()
     for g in {r.grp for r in rows}:
-        _elect(session, b.id, g)
+        _elect(session, b, g)
+    _recount(session, b)
 
 
 def rekey_benchmark(session: Session, benchmark_id: int) -> None:
@@ -367,8 +392,10 @@ def rebuild(session: Session, benchmark_id: int | None = None, *, chunk: int = 2
         if batch:
             session.execute(insert(Standing), batch)
             total += len(batch)
-        elect += [b.id for b in counters.values()]
-    _elect_all(session, elect)
+        elect += list(counters.values())
+    _elect_all(session, [b.id for b in elect])
+    for b in elect:
+        _recount(session, b)
     return total
 
 

@@ -88,9 +88,8 @@ def board_page_from_standings(session: Session, info: dict, task: dict, split: s
     base["rule"] = tie_break_rule(columns, primary=primary, secondary=secondary)
     key = Standing.rep_key if mode == "team" else Standing.all_key
     on = (Standing.board_id == sb.id, key.is_not(None))
-    total = session.scalar(select(func.count()).select_from(Standing).where(*on))
-    ranked = session.scalar(select(func.count()).select_from(Standing)
-                            .where(*on, Standing.competes.is_(True)))
+    # the slice's counters, not a count over the board (kept by the ledger)
+    total, ranked = (sb.reps, sb.ranked_reps) if mode == "team" else (sb.rows, sb.ranked)
     q = _rows_query(key).where(*on).order_by(key)
     if per_page is not None:
         q = q.offset((page - 1) * per_page).limit(per_page)
@@ -105,7 +104,8 @@ def board_page_from_standings(session: Session, info: dict, task: dict, split: s
             rank += 1
         rows.append(_row_dict(r, columns, judge, rank if r.competes else None))
     baselines = [_row_dict(r, columns, judge, None) for r in session.execute(
-        _rows_query(key).where(*on, Standing.is_baseline.is_(True)).order_by(key).limit(50))]
+        _rows_query(key).where(Standing.board_id == sb.id, Standing.is_baseline.is_(True),
+                               key.is_not(None)).order_by(key).limit(50))]
     pages = 1 if per_page is None else max(1, -(-total // per_page))
     return {**base, "rows": rows, "page": page, "per_page": per_page, "total": total,
             "pages": pages, "ranked": ranked, "baselines": baselines}
@@ -149,7 +149,7 @@ def placement(session: Session, info: dict, task: dict, split: str, submission_i
     if mine is None or mine[0] is None:
         return None
     competing = (Standing.board_id == sb.id, key.is_not(None), Standing.competes.is_(True))
-    of = session.scalar(select(func.count()).select_from(Standing).where(*competing))
+    of = sb.ranked_reps if mode == "team" else sb.ranked
     if not mine[1]:
         return {"rank": None, "of": of}
     ahead = session.scalar(select(func.count()).select_from(Standing)

@@ -39,6 +39,11 @@ class StandingBoard(Base):
     slice_key: Mapped[str] = mapped_column(String(400))
     part: Mapped[str] = mapped_column(String(16))
     rows: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: competing rows ("all" mode's ranked rows), representatives ("team" mode's rows) and
+    #: competing representatives: a page's totals without a count over the board
+    ranked: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    reps: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    ranked_reps: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: {metric: number of rows with a shown value} (the board's columns are those > 0)
     metrics_json: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     #: {metric: rows whose shown record was made by a judge (not self-mapped)}
@@ -58,6 +63,7 @@ class Standing(Base):
         Index("ix_standing_all", "board_id", "all_key", "competes"),
         Index("ix_standing_group", "board_id", "grp"),
         Index("ix_standing_submission", "submission_id"),
+        Index("ix_standing_baseline", "board_id", "is_baseline"),
     )
     id: Mapped[int] = mapped_column(primary_key=True)
     board_id: Mapped[int] = mapped_column(ForeignKey("standing_board.id", ondelete="CASCADE"))

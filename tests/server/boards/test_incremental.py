@@ -40,6 +40,7 @@ def _check(session, bench_id):
         for k in KEYS:
             assert inc[k] == full[k], (key, k)
         assert inc["total"] == len(full["rows"])
+        assert inc["ranked"] == sum(r["rank"] is not None for r in full["rows"])
         seen[key] = inc
     rows = sorted((s, k, r or "") for s, k, r in session.execute(
         select(Standing.submission_id, Standing.sort_key, Standing.rep_key)))
