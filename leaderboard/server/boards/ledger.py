@@ -57,6 +57,17 @@ def _float_code(x: float) -> str:
     return f"{bits:016x}"
 
 
+def decode_value(key: str, *, higher_is_better: bool) -> float | None:
+    """The first ranking column's value from a key (`encode_key`; not for by-magnitude
+    columns, whose key holds |value|): None for n/a."""
+    if key[0] == "1":
+        return None
+    bits = int(key[1:17], 16)
+    bits = bits ^ (1 << 63) if bits >> 63 else bits ^ 0xFFFF_FFFF_FFFF_FFFF
+    (x,) = struct.unpack(">d", struct.pack(">Q", bits))
+    return -x if higher_is_better else x
+
+
 def encode_key(values: dict, order: list[Column], created_at: datetime,
                submission_id: int) -> str:
     """`leaderboard.server.boards.standings.sort_key` as a string that sorts bytewise the same:
@@ -525,5 +536,5 @@ def install(factory) -> None:
         event.listen(factory, "after_rollback", _after_rollback)
 
 
-__all__ = ["encode_key", "fill_if_empty", "install", "rebuild", "refresh_submissions", "rekey_benchmark",
+__all__ = ["decode_value", "encode_key", "fill_if_empty", "install", "rebuild", "refresh_submissions", "rekey_benchmark",
            "shown_cells"]

@@ -155,3 +155,38 @@ def placement(session: Session, info: dict, task: dict, split: str, submission_i
     ahead = session.scalar(select(func.count()).select_from(Standing)
                            .where(*competing, key < mine[0]))
     return {"rank": ahead + 1, "of": of}
+
+
+def team_rows(session: Session, info: dict, task: dict, split: str, modality: str | None):
+    """(slice, rows) of a board in team mode, best first, for cross-benchmark aggregates: each
+    row (submission_id, team_id, is_baseline, baseline_kind, rep_key), no cells (one index
+    range, no JSON decoded); slice None when the board has no rows."""
+    _shown, _pick, _slices_, _skey, sb = _resolve(session, info, task, split, modality, {})
+    if sb is None:
+        return None, []
+    rows = session.execute(
+        select(Standing.submission_id, Submission.team_id, Submission.is_baseline,
+               Submission.baseline_kind, Standing.rep_key)
+        .join(Submission, Standing.submission_id == Submission.id)
+        .where(Standing.board_id == sb.id, Standing.rep_key.is_not(None))
+        .order_by(Standing.rep_key)).all()
+    return sb, rows
+
+
+def headline_cells(session: Session, wanted: list[tuple[int, int, str, str | None]]) -> dict:
+    """{(board_id, submission_id): cell dict of ``metric``} for (board id, submission id,
+    metric, judge) tuples: the cells one page of an aggregate shows."""
+    out = {}
+    if not wanted:
+        return out
+    meta = {(b, sid): (m, j) for b, sid, m, j in wanted}
+    for bid, sid, cells in session.execute(
+            select(Standing.board_id, Standing.submission_id, Standing.cells_json)
+            .where(Standing.submission_id.in_({sid for _b, sid, _m, _j in wanted}),
+                   Standing.board_id.in_({b for b, _s, _m, _j in wanted}))):
+        if (bid, sid) not in meta:
+            continue
+        metric, judge = meta[(bid, sid)]
+        v = shown_cells(cells, judge).get(metric)
+        out[(bid, sid)] = (Cell(v[0], v[1], v[2], v[3] or 0) if v else Cell(None)).as_dict()
+    return out
