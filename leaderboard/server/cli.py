@@ -44,7 +44,38 @@ def db_upgrade(revision: str) -> None:
     """Build or upgrade the database schema (alembic upgrade head)."""
     with _app_context() as app:
         upgrade_database(app.config["DATABASE_URL"], revision)
+        if revision == "head":
+            from leaderboard.server.boards import ledger
+            from leaderboard.server.db import get_db
+            with get_db(app).scope() as session:
+                filled = ledger.fill_if_empty(session)
+            if filled:
+                click.echo(f"standings built: {filled} rows")
     click.echo(f"database at {revision}")
+
+
+@server.command("rebuild-standings")
+@click.option("--benchmark", "key", default=None, help="One benchmark's key (default: all).")
+def rebuild_standings(key: str | None) -> None:
+    """Rebuild the boards' standings from the score rows (they are kept up to date as
+    submissions are scored; this repairs or fills them, e.g. after a bulk load)."""
+    from sqlalchemy import select
+
+    from leaderboard.server.boards import ledger
+    from leaderboard.server.boards.cache import invalidate_boards
+    from leaderboard.server.db import get_db
+    from leaderboard.server.models import Benchmark
+
+    with _app_context() as app:
+        with get_db(app).scope() as session:
+            bench_id = None
+            if key is not None:
+                bench_id = session.scalar(select(Benchmark.id).where(Benchmark.key == key))
+                if bench_id is None:
+                    _fail(f"no benchmark {key!r}")
+            rows = ledger.rebuild(session, bench_id)
+        invalidate_boards(key)
+    click.echo(f"standings rebuilt: {rows} rows")
 
 
 @server.command("db-grant-app")
