@@ -89,10 +89,11 @@ EXTRA: dict[str, tuple[Rule, ...]] = {
           r"(?:had\s+)?happened\b|\bdoesn't\s+(?:flinch|react)\b|\bnever\s+(?:flinches|reacts)\b"),
     ),
     "lighting_inconsistency": (
-        C(r"\blight\w*\b|\blit\b",
+        C(r"\blight(?:ing|s)?\b|\blit\b",
           r"\b" + _NOT + r"\s+change\s+when\b|\bstays?\s+the\s+same\s+when\b"),
         # light from one side on the subject, its visible source on the other
-        S(r"\b(?:light|lit)\w*\b[^.!?;]{0,40}\bfrom\s+(?:the\s+|her\s+|his\s+)?(?:left|right)\b",
+        S(r"\b(?:light(?:ing|s)?|lit)\b[^.!?;]{0,40}\bfrom\s+(?:the\s+|her\s+|his\s+)?"
+          r"(?:left|right)\b",
           r"\b(?:while|whereas|but|yet)\b[^.!?;]*\b(?:lamp|window|sun|fire|bonfire|candle|"
           r"spotlight|source|screen)\w*\b[^.!?;]*\b(?:on|to|at)\s+(?:the\s+|her\s+|his\s+|"
           r"their\s+)?(?:left|right)\b",
