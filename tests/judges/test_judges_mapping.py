@@ -238,6 +238,12 @@ ROUND2_NOTHING = [
      "catchlight.\n\n**Hands.** Five fingers each.\n\nNothing here suggests manipulation."),
     (VIDEO, "Audience noise and a cough are audible; the dancers move naturally."),
     (IMAGE, "As if the background were pasted from a compressed JPEG, there are 8x8 blocks."),
+    # generic statements about fakes of this kind, and checklists
+    (VIDEO, "Things I would normally check: lip sync, blinking, flicker. None of them can be "
+     "evaluated from this thumbnail."),
+    (IMAGE, "A deepfake of this kind would usually betray itself through warped hands or garbled "
+     "text; here I see neither."),
+    (AUDIO, "To decide, I'd listen for hiss, hum and clicks; the clip is too short for that."),
 ]
 
 
