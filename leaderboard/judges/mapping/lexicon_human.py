@@ -334,7 +334,8 @@ EMOTIONAL_CONTRADICTION = art(
       r"|\b(?:face|facial|expression)\b[^.!?]*?(?:" + CONTRAST + r")|(?:" + CONTRAST +
       r")[^.!?]*?\b(?:face|facial|expression)\b"),
     S(_VOICE_EMO + r"[^.!?]{0,40}?" + _POS_EMO + r"|" + _POS_EMO + r"[^.!?]{0,25}?\b(?:voice|"
-      r"tone|delivery)\b", _NEG_CONTENT, unless=r"\bno\s+" + _POS_EMO),
+      r"tone|delivery)\b|\b(?:laughs|laughing|giggles|giggling|chuckles|chuckling)\b",
+      _NEG_CONTENT, unless=r"\bno\s+" + _POS_EMO),
     S(_VOICE_EMO + r"[^.!?]{0,40}?" + _NEG_EMO + r"|" + _NEG_EMO + r"[^.!?]{0,25}?\b(?:voice|"
       r"tone|delivery)\b|\bno\s+(?:joy|excitement|amusement|enthusiasm)\b", _POS_CONTENT),
     flaw="",
