@@ -68,14 +68,16 @@ EXTRA: dict[str, tuple[Rule, ...]] = {
           r"backwards?\b|\bextra\s+joint\b|\bbends\s+in\s+two\s+places\b"),
     ),
     "unrealistic_background": (
-        P(r"\b(?:frozen|still|static)\b[^.!?;]{0,30}\bwhile\s+the\s+camera\s+(?:moves|pans|turns)\b|\b(?:same|identical)\s+(?:\w+\s+){0,3}(?:people|persons?|faces|cars?|bus|trees?|"
+        P(r"\b(?:frozen|still|static)\b[^.!?;]{0,30}\bwhile\s+the\s+camera\s+(?:moves|pans|turns)\b|"
+          r"\b(?:same|identical)\s+(?:\w+\s+){0,3}(?:people|persons?|faces|cars?|bus|trees?|"
           r"buildings?|windows?)\s+(?:\w+\s+){0,3}(?:repeated|again)\b|\b(?:city|street|crowd|"
           r"background|scene)\s+(?:\w+\s+){0,3}loops\b|\bhave\s+no\s+faces\b|\b(?:spectators|"
           r"audience|crowd|people)\s+(?:\w+\s+){0,6}(?:blobs|ovals|smudges)\b"),
     ),
     "spatial_incoherence": (
         P(r"\b(?:half|partly|partially)\s+(?:inside|into|buried\s+in|sunk\s+into)\s+(?:the|a|his|"
-          r"her|its)\b|\bcontinues?\s+(?:straight\s+)?into\s+(?:his|her|their|the)\s+(?:\w+\s+)?(?:arm|"
+          r"her|its)\b|"
+          r"\bcontinues?\s+(?:straight\s+)?into\s+(?:his|her|their|the)\s+(?:\w+\s+)?(?:arm|"
           r"forearm|hand|leg|body|chest|head|wall|table|floor)\b|\bwithout\s+being\s+(?:attached|"
           r"connected|fixed)\b|\bsinks?\s+into\s+the\s+(?:asphalt|floor|ground|road|table|sand|"
           r"pavement|wall|sofa|couch|water)\b|\bnever\s+(?:quite\s+)?meets?\s+the\s+(?:floor|"
@@ -128,8 +130,8 @@ EXTRA: dict[str, tuple[Rule, ...]] = {
     "color_inconsistency": (
         C(r"\b(?:face|skin|cheeks|neck|hands|complexion)\b",
           r"\b(?:much\s+|far\s+|noticeably\s+|visibly\s+)?(?:warmer|cooler|redder|pinker|yellower|"
-          r"greener|oranger|more\s+(?:orange|saturated|yellow|red|pink))\s+(?:in\s+(?:tone|colou?r)\s+)?"
-          r"than\b"),
+          r"greener|oranger|more\s+(?:orange|saturated|yellow|red|pink))\s+"
+          r"(?:in\s+(?:tone|colou?r)\s+)?than\b"),
     ),
     "hiss": (
         P(r"\bwhite[- ]noise\b|\b(?:soft|faint|constant|steady)\s+(?:noise\s+)?wash\b"),
