@@ -68,7 +68,8 @@ EXTRA: dict[str, tuple[Rule, ...]] = {
           r"backwards?\b|\bextra\s+joint\b|\bbends\s+in\s+two\s+places\b"),
     ),
     "unrealistic_background": (
-        P(r"\b(?:frozen|still|static)\b[^.!?;]{0,30}\bwhile\s+the\s+camera\s+(?:moves|pans|turns)\b|"
+        P(r"\b(?:frozen|still|static)\b[^.!?;]{0,30}\bwhile\s+the\s+camera\s+"
+          r"(?:moves|pans|turns)\b|"
           r"\b(?:same|identical)\s+(?:\w+\s+){0,3}(?:people|persons?|faces|cars?|bus|trees?|"
           r"buildings?|windows?)\s+(?:\w+\s+){0,3}(?:repeated|again)\b|\b(?:city|street|crowd|"
           r"background|scene)\s+(?:\w+\s+){0,3}loops\b|\bhave\s+no\s+faces\b|\b(?:spectators|"
