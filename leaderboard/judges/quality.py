@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 PATH = Path(__file__).resolve().parent / "data" / "quality_heldout.json"
-COMMAND = ("python -m benchmarks.judge_quality --part heldout --judges rules@1 rules "
+COMMAND = ("python -m benchmarks.judge_quality --part heldout --judges rules@1 rules@2 rules "
            "local-minilm@1 local-minilm@2 local-minilm --save report.json; "
            "python -m leaderboard.judges.quality report.json")
 

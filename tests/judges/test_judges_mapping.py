@@ -224,6 +224,16 @@ ROUND2_CLAIMS = [
      {"unnatural_expressions"}),
     (VIDEO, "His face is lit from the right, while the only lamp in the room is on his left.",
      {"lighting_inconsistency"}),
+    (IMAGE, "The coffee cup sits half inside the table top.", {"spatial_incoherence"}),
+    (IMAGE, "Her face is much warmer in tone than her hands.", {"color_inconsistency"}),
+    (VIDEO, "He walks without his arms moving at all.", {"unnatural_movement"}),
+    (VIDEO, "The voice starts a moment before the mouth opens.", {"audio_visual_desync"}),
+    (VIDEO, "Her reflection in the window is a frame behind her.", {"reflection_inconsistency"}),
+    (VIDEO, "The background behind him is a frozen still while the camera moves.",
+     {"unrealistic_background"}),
+    (AUDIO, "A soft white-noise wash is audible in the gaps.", {"hiss"}),
+    (AUDIO, "There are little tick sounds between words.", {"pops"}),
+    (AUDIO, "He laughs while saying his dog just died.", {"emotional_contradiction"}),
 ]
 ROUND2_NOTHING = [
     # a verdict names no artifact (labelling rule 4)
@@ -237,7 +247,14 @@ ROUND2_NOTHING = [
     (IMAGE, "Likely Authentic.\n\n**Eyes.** Both look at the lens, each with the same "
      "catchlight.\n\n**Hands.** Five fingers each.\n\nNothing here suggests manipulation."),
     (VIDEO, "Audience noise and a cough are audible; the dancers move naturally."),
+    (VIDEO, "Objects keep their shape from frame to frame."),
     (IMAGE, "As if the background were pasted from a compressed JPEG, there are 8x8 blocks."),
+    # generic statements about fakes of this kind, and checklists
+    (VIDEO, "Things I would normally check: lip sync, blinking, flicker. None of them can be "
+     "evaluated from this thumbnail."),
+    (IMAGE, "A deepfake of this kind would usually betray itself through warped hands or garbled "
+     "text; here I see neither."),
+    (AUDIO, "To decide, I'd listen for hiss, hum and clicks; the clip is too short for that."),
 ]
 
 

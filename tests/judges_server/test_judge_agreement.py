@@ -183,7 +183,7 @@ def test_benchmark_page_shows_the_offline_judges_measured_quality(sqlite_url, tm
         client = app.test_client()
         html = client.get(f"/benchmarks/{tridf}").get_data(as_text=True)
         assert "How free-text answers are judged" in html
-        assert "<td>rules@2</td><td>overall</td>" in html and "local-minilm@3" in html
+        assert "<td>rules@3</td><td>overall</td>" in html and "local-minilm@3" in html
         assert "How free-text answers are judged" not in client.get(
             f"/benchmarks/{loki}").get_data(as_text=True)  # LOKI rates, it does not map
     finally:

@@ -1,4 +1,5 @@
-"""Artifact mapping v2: a response's sentences, each rule's mentions, their polarity, the claims.
+"""Artifact mapping v3 (`rules@3`): a response's sentences, each rule's mentions, their polarity,
+the claims.
 
 `map_response(text, keys)` returns the artifacts (among `keys`, the item's modality) that the
 response claims are present. `analyze(text, keys)` also returns what it denies (for tests and
@@ -12,6 +13,11 @@ error analysis). The pipeline:
 4. Per item: a benign framing ("not an artifact") turns quality claims into denials.
 5. Across sentences: a denial made at or after a self-correction ("Wait - let me correct: the
    shadow is consistent") retracts the earlier claims of that artifact.
+6. Per response (v3): an answer concluding that nothing suggests manipulation, with no fake
+   verdict, keeps only benign signal-level claims (`BENIGN_KEYS`).
+
+The lexicon is v2's (`lexicon_signal`, `lexicon_scene`, `lexicon_human`) with round 2's rules
+appended (`lexicon_round2.EXTRA`).
 """
 from __future__ import annotations
 
@@ -241,7 +247,8 @@ def map_response(response: str, keys=ARTIFACT_KEYS) -> frozenset[str]:
 
 
 def claim_clauses(response: str, keys=ARTIFACT_KEYS) -> list[str]:
-    """The response's clauses that may claim something, for an embedding judge (`local-minilm@2`).
+    """The response's clauses that may claim something, for an embedding judge (the shipped
+    MiniLM judges use `mapping_v2.claim_clauses`, frozen with `rules@2`).
 
     Clauses are cut at scope boundaries (`scope.BOUNDARY`), prefixed with their item's topic
     ("Colour: too vivid"). Dropped: generic and unassessable spans, retracted text, and clauses

@@ -220,7 +220,8 @@ UNNATURAL_PROSODY = art(
       r"(?:up-down\s+)?pattern\b|\bunbroken\b|\blands\s+on\s+the\s+wrong\b|\bemotionless\b|"
       r"\bunemotional\b|\bno\s+natural\b|\bperfectly\s+timed\b|\bconcatenated\b|"
       r"\bequally\s+spaced\b|\blike\s+a\s+(?:typewriter|metronome|ticking\s+clock)\b|"
-      r"\bsame\s+(?:rise|fall|melody|contour|cadence|rhythm)\b|\bcop(?:y|ies)\s+(?:it\s+)?exactly\b|"
+      r"\bsame\s+(?:rise|fall|melody|contour|cadence|rhythm)\b|"
+      r"\bcop(?:y|ies)\s+(?:it\s+)?exactly\b|"
       r"\bmetronome-?like\b|\brehearsed\s+pattern\b"),
     P(r"\bmonoton\w*|\brobotic\s+(?:voice|speech|delivery|tone|sound\w*|cadence|intonation)\b|"
       r"\bflat\s+(?:intonation|delivery|voice|affect|melody|tone)\b|\bsounds?\s+(?:robotic|"
@@ -334,7 +335,8 @@ EMOTIONAL_CONTRADICTION = art(
       r"|\b(?:face|facial|expression)\b[^.!?]*?(?:" + CONTRAST + r")|(?:" + CONTRAST +
       r")[^.!?]*?\b(?:face|facial|expression)\b"),
     S(_VOICE_EMO + r"[^.!?]{0,40}?" + _POS_EMO + r"|" + _POS_EMO + r"[^.!?]{0,25}?\b(?:voice|"
-      r"tone|delivery)\b", _NEG_CONTENT, unless=r"\bno\s+" + _POS_EMO),
+      r"tone|delivery)\b|\b(?:laughs|laughing|giggles|giggling|chuckles|chuckling)\b",
+      _NEG_CONTENT, unless=r"\bno\s+" + _POS_EMO),
     S(_VOICE_EMO + r"[^.!?]{0,40}?" + _NEG_EMO + r"|" + _NEG_EMO + r"[^.!?]{0,25}?\b(?:voice|"
       r"tone|delivery)\b|\bno\s+(?:joy|excitement|amusement|enthusiasm)\b", _POS_CONTENT),
     flaw="",

@@ -28,10 +28,14 @@ EXTRA: dict[str, tuple[Rule, ...]] = {
           r"(?:conveyor|rail|track|dolly|trolley)\b|\bswings?\s+like\s+(?:a\s+)?pendulums?\b|"
           r"\bwheels?\s+" + _NOT + r"\s+(?:\w+\s+)?(?:turn|spin|rotate)\b|"
           r"\bno\s+connection\s+to\s+(?:his|her|their|the)\s+(?:steps|stride|walk\w*)\b|"
-          r"\b(?:lowers|rises|floats)\s+into\s+the\s+(?:chair|seat|sofa|couch)\b"),
+          r"\b(?:lowers|rises|floats)\s+into\s+the\s+(?:chair|seat|sofa|couch)\b|"
+          r"\bwithout\s+(?:his|her|their|its|the)\s+(?:arms|legs|feet|body|shoulders|hips)\s+"
+          r"(?:moving|swinging|bending)\b"),
     ),
     "audio_visual_desync": (
-        P(r"\blip[- ]?sync\w*\s+(?:is\s+)?(?:of|off)\s+by\b|"
+        P(r"\b(?:voice|audio|sound|speech|words?)\s+(?:starts?|begins?|comes?|arrives?|ends?|"
+          r"stops?)\s+(?:\w+\s+){0,3}(?:before|after)\s+(?:the\s+|her\s+|his\s+|their\s+)?"
+          r"(?:mouth|lips)\b|\blip[- ]?sync\w*\s+(?:is\s+)?(?:of|off)\s+by\b|"
           r"\b(?:lips|mouth)\s+" + _NOT + r"\s+move\s+(?:at\s+all\s+)?(?:during|for|while|on)\s+"
           r"(?:\w+\s+){0,3}?(?:words?|syllables?|sentences?|phrases?)\b|"
           r"\b(?:closes|shuts)\s+(?:firmly\s+)?on\s+(?:the\s+)?vowels\b|"
@@ -39,6 +43,8 @@ EXTRA: dict[str, tuple[Rule, ...]] = {
           r"closed\b"),
     ),
     "reflection_inconsistency": (
+        C(r"\breflect\w*|\bmirror(?:s|ed)?\b",
+          r"\ba\s+(?:frame|beat|moment|second|half-second|step)\s+(?:behind|ahead\s+of|late)\b"),
         A(r"\b(?:mirror(?:s|ed)?|reflect(?:s|ed)?)\s+(?:\w+\s+){1,6}?but\s+not\s+(?:her|him|"
           r"them|it|the\s+\w+)\b|\breflections?\s+(?:\w+\s+){0,3}(?:walking|moving|a\s+step)\s+"
           r"ahead\s+of\b|\b(?:mirror(?:s|ed)?|reflect(?:s|ed)?)\s+(?:\w+\s+){1,8}?(?:but|yet)\s+"
@@ -62,13 +68,17 @@ EXTRA: dict[str, tuple[Rule, ...]] = {
           r"backwards?\b|\bextra\s+joint\b|\bbends\s+in\s+two\s+places\b"),
     ),
     "unrealistic_background": (
-        P(r"\b(?:same|identical)\s+(?:\w+\s+){0,3}(?:people|persons?|faces|cars?|bus|trees?|"
+        P(r"\b(?:frozen|still|static)\b[^.!?;]{0,30}\bwhile\s+the\s+camera\s+"
+          r"(?:moves|pans|turns)\b|"
+          r"\b(?:same|identical)\s+(?:\w+\s+){0,3}(?:people|persons?|faces|cars?|bus|trees?|"
           r"buildings?|windows?)\s+(?:\w+\s+){0,3}(?:repeated|again)\b|\b(?:city|street|crowd|"
           r"background|scene)\s+(?:\w+\s+){0,3}loops\b|\bhave\s+no\s+faces\b|\b(?:spectators|"
           r"audience|crowd|people)\s+(?:\w+\s+){0,6}(?:blobs|ovals|smudges)\b"),
     ),
     "spatial_incoherence": (
-        P(r"\bcontinues?\s+(?:straight\s+)?into\s+(?:his|her|their|the)\s+(?:\w+\s+)?(?:arm|"
+        P(r"\b(?:half|partly|partially)\s+(?:inside|into|buried\s+in|sunk\s+into)\s+(?:the|a|his|"
+          r"her|its)\b|"
+          r"\bcontinues?\s+(?:straight\s+)?into\s+(?:his|her|their|the)\s+(?:\w+\s+)?(?:arm|"
           r"forearm|hand|leg|body|chest|head|wall|table|floor)\b|\bwithout\s+being\s+(?:attached|"
           r"connected|fixed)\b|\bsinks?\s+into\s+the\s+(?:asphalt|floor|ground|road|table|sand|"
           r"pavement|wall|sofa|couch|water)\b|\bnever\s+(?:quite\s+)?meets?\s+the\s+(?:floor|"
@@ -89,10 +99,11 @@ EXTRA: dict[str, tuple[Rule, ...]] = {
           r"(?:had\s+)?happened\b|\bdoesn't\s+(?:flinch|react)\b|\bnever\s+(?:flinches|reacts)\b"),
     ),
     "lighting_inconsistency": (
-        C(r"\blight\w*\b|\blit\b",
+        C(r"\blight(?:ing|s)?\b|\blit\b",
           r"\b" + _NOT + r"\s+change\s+when\b|\bstays?\s+the\s+same\s+when\b"),
         # light from one side on the subject, its visible source on the other
-        S(r"\b(?:light|lit)\w*\b[^.!?;]{0,40}\bfrom\s+(?:the\s+|her\s+|his\s+)?(?:left|right)\b",
+        S(r"\b(?:light(?:ing|s)?|lit)\b[^.!?;]{0,40}\bfrom\s+(?:the\s+|her\s+|his\s+)?"
+          r"(?:left|right)\b",
           r"\b(?:while|whereas|but|yet)\b[^.!?;]*\b(?:lamp|window|sun|fire|bonfire|candle|"
           r"spotlight|source|screen)\w*\b[^.!?;]*\b(?:on|to|at)\s+(?:the\s+|her\s+|his\s+|"
           r"their\s+)?(?:left|right)\b",
@@ -116,6 +127,18 @@ EXTRA: dict[str, tuple[Rule, ...]] = {
     "unnatural_prosody": (
         P(r"\b(?:sounds?|sounding)\s+like\s+(?:siri|alexa|a\s+gps|a\s+sat-?nav|an?\s+automated\s+"
           r"(?:announcement|phone\s+system|voice)|an\s+answering\s+machine)\b"),
+    ),
+    "color_inconsistency": (
+        C(r"\b(?:face|skin|cheeks|neck|hands|complexion)\b",
+          r"\b(?:much\s+|far\s+|noticeably\s+|visibly\s+)?(?:warmer|cooler|redder|pinker|yellower|"
+          r"greener|oranger|more\s+(?:orange|saturated|yellow|red|pink))\s+"
+          r"(?:in\s+(?:tone|colou?r)\s+)?than\b"),
+    ),
+    "hiss": (
+        P(r"\bwhite[- ]noise\b|\b(?:soft|faint|constant|steady)\s+(?:noise\s+)?wash\b"),
+    ),
+    "pops": (
+        P(r"\btick\s+sounds?\b|\b(?:little|small|tiny|sharp|faint)\s+ticks?\b"),
     ),
     "blurriness": (
         P(r"\b(?:goes|turns|becomes|go|turn|become)\s+soft\b|\bsoft\s+(?:footage|image|picture|"

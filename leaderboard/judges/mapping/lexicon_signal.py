@@ -246,6 +246,8 @@ TEMPORAL_ARTIFACTS = art(
             r"stays?\s+put)\s+(?:from\s+frame\s+to\s+frame|across\s+(?:the\s+|all\s+)?frames|"
             r"between\s+frames|over\s+time|throughout)\b|"
             r"\b(?:in|on)\s+every\s+frame\b|\bhalf-?blinks?\b|\bbrightness\b|"
+            r"\bkeeps?\s+(?:their|its|his|her)\s+(?:\w+\s+)?(?:shape|identity|form|size)\s+"
+            r"(?:from\s+frame\s+to\s+frame|across|between|throughout)\b|"
             r"\bflicker(?:s|ed|ing|y)?\b(?!\s+between\s+(?!frames))|"
             r"\bexposure\b|\bluminance\b|\bgrain\b|\bsensor\s+noise\b|\bvoice\b|\bspeech\b|"
             r"\baudio\b|\bsound\b")
