@@ -9,10 +9,11 @@
   with Redis, one hash (`HASH_KEY`) that every process updates after each commit that moves a
   submission into or out of a finished status, so a scrape is a single ``HGETALL``; without
   Redis (the embedded setup: one host, SQLite, inline jobs), aggregates computed inside the
-  database (`from_database`: one ``GROUP BY`` and one row of ``SUM(CASE ...)`` per outcome; no
-  row reaches Python). A counter table would make the embedded scrape O(1) too, but needs a
-  migration, and an embedded deployment is small by construction; this is the one place to
-  change if that stops being true.
+  database (`from_database`: one scan of the finished rows, grouped by status, kind and
+  duration bucket; no submission reaches Python; 0.7-0.9 s at 100,000 finished rows against
+  1.3-4 s for the old read, docs/performance.md). A counter table would make the embedded
+  scrape O(1) too, but needs a migration, and an embedded deployment is small by construction;
+  this is the one place to change if that stops being true.
 
 How the hash is kept:
 

@@ -84,8 +84,10 @@ class _LRU:
             self._data.clear()
 
 
+# a warm worker that thrashes is a cold one: room for the dev and test splits of eight
+# benchmarks; a table is ~10 MB at 56,000 rows (UniAIDet large test), so a few hundred MB at most
 _PACKS = _LRU(16)
-_LABELS = _LRU(8)
+_LABELS = _LRU(16)
 
 
 def clear_caches() -> None:
