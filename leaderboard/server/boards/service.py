@@ -15,6 +15,8 @@ records stay and are marked per cell (a column never mixes judges).
 """
 from __future__ import annotations
 
+import logging
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -25,6 +27,8 @@ from leaderboard.server.boards.cache import CROSS, get_cache, invalidate_boards 
 from leaderboard.server.boards.standings import Cell, Column, Entry
 from leaderboard.server.models import Benchmark, Score, Submission, Team
 from leaderboard.server.services import NotFound, ServiceError
+
+log = logging.getLogger(__name__)
 
 #: display order of modalities (benchmarks.md, "Per-modality boards")
 MODALITY_ORDER = ("image", "video", "audio", "text", "3d")
@@ -192,9 +196,28 @@ def compute_board(session: Session, info: dict, task: dict, split: str, *,
     rows = standings.build_rows(entries, columns, primary=primary,
                                 secondary=secondary, mode=mode)
     rule = standings.tie_break_rule(columns, primary=primary, secondary=secondary)
-    return {**base, "rule": rule,
-            "rows": [{**_row_dict(r, columns), "judges": judges.get(r.entry.submission_id, {})}
-                     for r in rows]}
+    row_dicts = [{**_row_dict(r, columns), "judges": judges.get(r.entry.submission_id, {})}
+                 for r in rows]
+    return {**base, "rule": rule, **_with_intervals(task, shown, skey, primary, columns,
+                                                     row_dicts)}
+
+
+def _with_intervals(task: dict, part: str, skey: str, primary: str, columns: list[Column],
+                    rows: list[dict]) -> dict:
+    """Rows with their ``rank_interval`` (or None) and the rule under the board (issue 14;
+    `leaderboard.server.boards.intervals`), computed here so they are cached with the board."""
+    from leaderboard.server.boards import intervals
+
+    hib = next(c.higher_is_better for c in columns if c.metric == primary)
+    try:
+        found = intervals.board_intervals(task=task, part=part, slice_key=skey, primary=primary,
+                                          higher_is_better=hib, rows=rows)
+    except Exception:  # noqa: BLE001 - a missing interval must never cost the board itself
+        log.exception("rank intervals failed task=%s slice=%s", task["key"], skey)
+        found = {}
+    for r in rows:
+        r["rank_interval"] = found.get(r["submission_id"])
+    return {"rows": rows, "interval_rule": intervals.RULE if found else ""}
 
 
 def _available_slices(session: Session, info: dict, task: dict, split: str,
