@@ -78,13 +78,16 @@ class Outcome:
     def fingerprint(self) -> str:
         """Identifies the item set (strata, modalities, model): submissions compare only when
         their fingerprints agree, i.e. they were scored on the same items the same way."""
+        if getattr(self, "_fingerprint", None) is not None:
+            return self._fingerprint
         h = hashlib.sha256()
         for part in (self.task, self.metric, self.model, FORMAT_VERSION, self.metric_version,
                      json.dumps(self.params, sort_keys=True), ",".join(self.modalities)):
             h.update(part.encode() + b"\0")
         h.update(self.strata.tobytes())
         h.update(self.modality.tobytes())
-        return h.hexdigest()[:24]
+        self._fingerprint = h.hexdigest()[:24]
+        return self._fingerprint
 
     def rows(self, modality: str | None) -> np.ndarray | None:
         """Row mask of one modality (None: every row); None when it has no such row."""
@@ -140,26 +143,31 @@ def evaluate(outcomes: list[Outcome], weights: np.ndarray) -> np.ndarray:
     if first.model == "tpr_at_fpr":
         return _tpr_at_fpr(outcomes, weights)
     X = np.stack([o.x for o in outcomes], axis=1)          # n x R, float32
-    if first.model == "mean":
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return (weights @ X).astype(np.float64) / weights.sum(axis=1, dtype=np.float64)[:, None]
-    return _cells(first, X, weights)
-
-
-def _cells(first: Outcome, X: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """VCT²: mean over (subset, generator) of (hits on its fakes + hits on the subset's reals)
-    / (their sizes), over cells with fakes whose subset has reals (`vct2.Vct2.score_block`)."""
-    n_gen = int(first.params["n_gen"])
-    codes = sorted(set(first.strata.tolist()))
     sums, sizes = {}, {}
-    for c in codes:
+    for c in np.unique(first.strata).tolist():
         rows = first.strata == c
         sums[c] = (weights[:, rows] @ X[rows]).astype(np.float64)        # B x R
         sizes[c] = weights[:, rows].sum(axis=1, dtype=np.float64)[:, None]
+    return combine(first, sums, sizes)
+
+
+def combine(first: Outcome, sums: dict, sizes: dict) -> np.ndarray:
+    """A linear model's value from per-stratum sums of ``x`` (B x R each) and stratum sizes.
+
+    ``mean``: total / size. ``cells`` (VCT², `vct2.Vct2.score_block`): the mean over (subset,
+    generator) of (hits on its fakes + hits on the subset's reals) / (their sizes), over cells
+    with fakes whose subset has reals.
+    """
+    if first.model == "mean":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return sum(sums.values()) / sum(sizes.values())
+    n_gen = int(first.params["n_gen"])
+    codes = sorted(sums)
     pairs = [(c, c - c % (n_gen + 1) + n_gen) for c in codes if c % (n_gen + 1) != n_gen]
     pairs = [(f, r) for f, r in pairs if r in sums]
     if not pairs:
-        return np.full((weights.shape[0], X.shape[1]), np.nan)
+        shape = next(iter(sums.values())).shape if sums else (1, 1)
+        return np.full(shape, np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         cells = [(sums[f] + sums[r]) / (sizes[f] + sizes[r]) for f, r in pairs]
     return np.mean(cells, axis=0)

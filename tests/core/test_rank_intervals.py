@@ -11,6 +11,7 @@ from leaderboard.core.rank_intervals import (
     joint_draws,
     rank_intervals,
     stratified_weights,
+    stratum_sums,
 )
 
 
@@ -49,6 +50,28 @@ def test_weights_keep_each_stratum_size():
     assert w.shape == (40, 15)
     for c, size in ((0, 7), (1, 3), (2, 5)):
         assert (w[:, strata == c].sum(axis=1) == size).all()
+
+
+def test_stratum_sums_have_the_bootstrap_moments():
+    """Agreeing items take the shortcut; the sums keep the mean, variance and covariance of
+    the item bootstrap (per-row variance m p (1 - p) relative to the size, covariance likewise)."""
+    rng = np.random.default_rng(2)
+    m = 400
+    a = rng.random(m) < 0.6
+    b = a.copy()
+    b[:60] = ~b[:60]                                 # 60 informative items, 340 agreeing
+    X = np.stack([a, b], axis=1).astype(np.float32)
+    sums, sizes = stratum_sums(X, 4000, np.random.default_rng(3))
+    means = sums / sizes
+    p = X.mean(axis=0)
+    assert np.allclose(means.mean(axis=0), p, atol=0.005)
+    assert np.allclose(means.var(axis=0), p * (1 - p) / m, rtol=0.12)
+    d = means[:, 0] - means[:, 1]
+    dx = X[:, 0] - X[:, 1]
+    assert d.var() == pytest.approx(dx.var() / m, rel=0.12)
+    ident, _ = stratum_sums(np.stack([a, a], axis=1).astype(np.float32), 50,
+                            np.random.default_rng(4))
+    assert (ident[:, 0] == ident[:, 1]).all()
 
 
 def test_far_apart_get_their_exact_ranks():
