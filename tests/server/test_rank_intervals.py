@@ -195,3 +195,24 @@ def test_no_route_lets_a_team_recover_a_label(app, client, auth, board_subs):
     for path in (f"/data/outcomes/{x}.npz", f"/outcomes/{x}.npz", f"/static/../outcomes/{x}.npz"):
         assert client.get(path).status_code == 404
 
+
+
+def test_private_part_follows_the_reveal(app, client, board_subs):
+    from sqlalchemy import select
+
+    from leaderboard.server.boards.cache import invalidate_boards
+    from leaderboard.server.models import Benchmark
+
+    a, _, c = board_subs["sids"]
+    before = client.get(f"/api/v1/compare/syncred/test?a={a}&b={c}").json
+    assert before["part"] == "public"
+    with app.app_context():
+        with app.extensions["lb_db"].scope() as s:
+            s.scalar(select(Benchmark).where(Benchmark.key == "syncred")).private_revealed = True
+        invalidate_boards("syncred")
+    body = client.get(BOARD).json
+    assert body["part"] == "private"
+    assert all(r["rank_interval"] for r in body["rows"])
+    after = client.get(f"/api/v1/compare/syncred/test?a={a}&b={c}").json
+    assert after["part"] == "private"
+    assert after["tasks"][0]["slices"][0]["n"] != before["tasks"][0]["slices"][0]["n"]
