@@ -26,7 +26,7 @@ from leaderboard.server.services import NotFound, ServiceError, outcome_store
 
 RULE = (f"Paired comparison on the same items: the difference A - B of each task's headline "
         f"metric with a {int(100 * (1 - ALPHA))}% percentile interval from {N_RESAMPLES:,} joint "
-        f"bootstrap resamples of the items (within the metric's strata), and a two-sided test: "
+        f"bootstrap resamples of the items (the metric recomputed on each), and a two-sided test: "
         f"McNemar's exact test for an accuracy (a_only / b_only: items only A / only B got right), "
         f"the paired bootstrap otherwise. A slice with fewer than {paired.MIN_ITEMS} items, or on "
         f"which the two differ on fewer than {paired.MIN_DIFFERING} items, is not shown: counts "
