@@ -153,6 +153,10 @@ def test_compare_page_and_api(client, board_subs):
     assert client.get(f"/api/v1/compare/syncred/dev?a={a}&b={c}").status_code == 400
     assert client.get(f"/api/v1/compare/syncred/test?a={a}").status_code == 400
     assert client.get(f"/api/v1/compare/syncred/test?a={a}&b=99999").status_code == 404
+    assert client.get(f"/api/v1/compare/syncred/test?a={a}&b={10**30}").status_code == 404
+    assert client.get(f"/api/v1/compare/syncred/test?a={a}&b=-3").status_code == 404
+    assert client.get(f"/compare/syncred/test?a={a}&b=%00").status_code == 400
+    assert client.get(f"/api/v1/compare/nope/test?a={a}&b={c}").status_code == 404
 
 
 def test_private_submissions_compare_only_for_their_team(client, auth, board_subs):

@@ -38,6 +38,8 @@ def _submission(session: Session, sid, viewer, benchmark_key: str, split: str) -
         sid = int(sid)
     except (TypeError, ValueError):
         raise ServiceError(f"submission ids must be integers, got {sid!r}") from None
+    if not 1 <= sid <= 2**31 - 1:  # beyond the id column's range: none such
+        raise NotFound(f"no scored submission {sid} that you may see")
     sub = session.get(Submission, sid)
     # an invisible submission is not acknowledged to exist (as on its own page)
     if sub is None or not can_compare(viewer, sub):
