@@ -264,7 +264,7 @@ def _tridf(block: Block, ctx: ScoringContext) -> Outcome | None:
         ok = decided & (called_fake == (block.truth["label"] == "fake"))
         return _make(block, "accuracy", "mean", ok)
     if task == "oeq_a":
-        mapped = tridf._mapped_artifacts(block, ctx)
+        mapped = tridf.mapped_artifacts(block, ctx)
         if mapped is None:
             return None  # needs a judge that was not given: no headline yet either
         counted = tridf._counted_columns(block)
