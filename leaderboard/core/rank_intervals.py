@@ -16,7 +16,8 @@ difference excludes 0). Then r's 95% rank interval is
 
 over the R ranked rows considered, clamped to contain the shown rank. Rows whose interval
 contains 1 are tied for first. Identical submissions never beat one another (their difference is
-0 in every resample), so they always share their interval. This is the "pairwise" rank interval
+0 in every resample), so they always share their interval. A row whose interval includes rank 1
+and another rank is tied for first; an interval of exactly 1 is a clear first. This is the "pairwise" rank interval
 (no multiplicity correction): each bound is off only when some pair is misjudged, which for a
 pair of equal true values happens in about 2.5% of samples per side.
 
@@ -43,9 +44,9 @@ RULE = ("Rank interval (95%): from 1 + the number of submissions significantly b
         "number of ranked submissions minus those significantly worse, where \"significantly "
         "better\" means better in more than 97.5% of 1,000 joint bootstrap resamples of the items "
         "(the same resampled items for every submission, the metric recomputed on each). Rows "
-        "whose interval includes rank 1 are marked as tied for first. Among more than {top} ranked "
-        "rows only the top {top} get an interval; \"{top}+\" means the row may rank below "
-        "them.")
+        "whose interval includes rank 1 and another rank are marked as tied for first. Among "
+        "more than {top} ranked rows only the top {top} get an interval; \"{top}+\" means the "
+        "row may rank below them.")
 
 
 def stratified_weights(strata: np.ndarray, n_resamples: int, rng: np.random.Generator
@@ -173,7 +174,9 @@ class RankInterval:
 
     @property
     def tied_first(self) -> bool:
-        return self.lo == 1
+        """The interval includes rank 1 and another rank (an interval of exactly 1 is a clear
+        first, not a tie)."""
+        return self.lo == 1 and (self.hi > 1 or self.open_end)
 
     def label(self) -> str:
         """"2 (1–4)", "1 (1)" when the rank is certain, "98 (90–100+)" for an open end."""

@@ -80,7 +80,7 @@ def test_far_apart_get_their_exact_ranks():
     got = intervals_of(simulate(rng, acc, 2000))
     for j, iv in enumerate(got):
         assert (iv.lo, iv.hi) == (true_rank(acc, j), true_rank(acc, j))
-    assert [iv.tied_first for iv in got] == [True, False, False, False]
+    assert not any(iv.tied_first for iv in got)  # a clear first is not a tie
 
 
 def test_identical_submissions_are_always_tied():
