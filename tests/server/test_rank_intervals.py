@@ -220,3 +220,36 @@ def test_private_part_follows_the_reveal(app, client, board_subs):
     after = client.get(f"/api/v1/compare/syncred/test?a={a}&b={c}").json
     assert after["part"] == "private"
     assert after["tasks"][0]["slices"][0]["n"] != before["tasks"][0]["slices"][0]["n"]
+
+
+def test_modality_boards_of_a_multimodal_task_get_intervals(app, client, auth, demo_packs,
+                                                            tmp_path):
+    """LOKI judgment: the overall board and each modality's board resample their own items."""
+    from leaderboard.core.baselines import write_baseline
+    from leaderboard.core.packs import load_pack
+    from leaderboard.server.services.benchmarks import import_pack
+
+    with app.app_context():
+        with app.extensions["lb_db"].scope() as s:
+            import_pack(s, demo_packs["loki"], data_dir=app.config["DATA_DIR"],
+                        label_keys=app.config["LABEL_KEYS"])
+    pack = load_pack(demo_packs["loki"])
+    tokens = _teams(client, auth, 2)
+    for i, (token, kind) in enumerate(zip(tokens, ("random", "all-fake"))):
+        f = tmp_path / f"{kind}.jsonl"
+        write_baseline(pack, "test", kind, f, seed=i)
+        form = {"benchmark": "loki", "split": "test", "method_name": kind,
+                "file": (io.BytesIO(f.read_bytes()), "p.jsonl")}
+        resp = client.post("/api/v1/submissions", data=form, content_type="multipart/form-data",
+                           headers={"Authorization": f"Bearer {token}"})
+        assert resp.status_code == 202, resp.json
+    overall = client.get("/api/v1/boards/loki/judgment/test").json
+    assert [r["rank_interval"] is not None for r in overall["rows"]] == [True, True]
+    image = client.get("/api/v1/boards/loki/judgment/test?modality=image").json
+    assert image["slice_key"] == "modality=image"
+    assert all(r["rank_interval"] for r in image["rows"]) and image["interval_rule"]
+    other = client.get("/api/v1/boards/loki/judgment/test?modality=image"
+                       "&slice=phrasing%3Dask_fake").json
+    assert other["slice_key"] == "modality=image;phrasing=ask_fake" and other["rows"]
+    assert all(r["rank_interval"] is None for r in other["rows"])  # not an item set we keep
+    assert not other["interval_rule"]
