@@ -1,6 +1,7 @@
 """Per-artifact thresholds for `local-minilm` from annotated examples.
 
-How the shipped `@2` thresholds (``thresholds/local-minilm_v2.json``) were obtained:
+How the shipped `@3` thresholds (``thresholds/local-minilm_v3.json``; `@2`'s file was made the
+same way when the set had only its first batch) were obtained:
 ``python -m leaderboard.judges.calibrate --evalset benchmarks/judge_evalset/evalset.jsonl``: the
 ``dev`` part only of the independent evaluation set (issue 18; never the ``heldout`` part, which
 reports the judge's quality). Each response is scored with its modality's candidates; per

@@ -1,4 +1,4 @@
-"""`local-minilm@2` (and the frozen `@1`): an offline judge on sentence embeddings
+"""`local-minilm@3` (and the frozen `@2`, `@1`): an offline judge on sentence embeddings
 (all-MiniLM-L6-v2 via transformers).
 
 Named for what it is so it is never mistaken for the papers' GPT judges. The model comes from the
@@ -7,13 +7,15 @@ process on first use, on CPU, with ``local_files_only`` (nothing is ever downloa
 
 - `map_artifacts`: the response is split into clauses; clauses that only deny or approve
   ("no visible blur", "the lighting looks natural"), generic and unassessable statements are
-  dropped (`@2`: `mapping.claim_clauses`, the polarity rules of `rules@2`; `@1`:
+  dropped (`@2`, `@3`: `mapping_v2.claim_clauses`, the polarity rules of `rules@2`; `@1`:
   `text.clause_is_negated`); each remaining clause is embedded and compared (cosine) with each
   artifact's prototypes: its name, its definition (TriDF appendix C) and a few synonyms
   (`PROTOTYPES`). An artifact is mapped when its best clause reaches the artifact's threshold.
-  Thresholds are calibrated per artifact (`calibrate.py`): `@2` on the ``dev`` part of the
-  evaluation set (``thresholds/local-minilm_v2.json``), `@1` on a small hand-written set
-  (``thresholds/local-minilm_v1.json``).
+  Thresholds are calibrated per artifact (`calibrate.py`): `@3` on the ``dev`` part of the
+  evaluation set as it stands since its second batch (710 answers,
+  ``thresholds/local-minilm_v3.json``), `@2` on the first batch's dev part (453 answers,
+  ``thresholds/local-minilm_v2.json``; same method, so `@3` differs from `@2` only by its
+  thresholds), `@1` on a small hand-written set (``thresholds/local-minilm_v1.json``).
 - `rate_explanations`: each annotated anomaly's support is its best cosine with a response clause,
   mapped linearly from [`SIM_FLOOR`, `SIM_FULL`] onto [0, 1]; it is a hit at `SIM_HIT`; a claim
   (clause) is supported at `SIM_HIT` with some anomaly. Scores via `rubric.scores_from_support`.
@@ -37,7 +39,7 @@ from leaderboard.judges.base import (
     check_responses,
 )
 
-VERSION = "2"
+VERSION = "3"
 THRESHOLDS_DIR = Path(__file__).resolve().parent / "thresholds"
 THRESHOLDS_PATH = THRESHOLDS_DIR / f"local-minilm_v{VERSION}.json"
 SIM_FLOOR, SIM_FULL, SIM_HIT = 0.2, 0.7, 0.45
@@ -172,8 +174,9 @@ def claim_clauses(response: str, keys=ARTIFACT_KEYS) -> list[str]:
 
 
 def claim_clauses_v2(response: str, keys=ARTIFACT_KEYS) -> list[str]:
-    """`@2`: clauses that may claim something (`mapping.claim_clauses`)."""
-    from leaderboard.judges.mapping import claim_clauses as clauses
+    """`@2`, `@3`: clauses that may claim something (`mapping_v2.claim_clauses`, frozen with
+    `rules@2`)."""
+    from leaderboard.judges.mapping_v2 import claim_clauses as clauses
     return [c for c in clauses(response, keys) if text.content_tokens(c)]
 
 
@@ -218,7 +221,7 @@ class MiniLMJudge(Judge):
 
     def artifact_scores(self, responses: list[str], candidates=None) -> np.ndarray:
         """Matrix (n responses x 27, taxonomy order): best clause-to-prototype cosine, 0 if none.
-        ``candidates`` (the item's modality) tell `@2`'s clause filter which rules apply."""
+        ``candidates`` (the item's modality) tell the `@2` clause filter which rules apply."""
         keys, protos = self._prototypes()
         col = np.array([ARTIFACT_KEYS.index(k) for k in keys])
         cands = list(candidates) if candidates is not None else list(ARTIFACT_KEYS)
@@ -252,7 +255,7 @@ class MiniLMJudge(Judge):
     def _rate(self, case: ExplanationCase) -> Rating:
         if rubric.is_refusal_or_authentic(case.response):
             return Rating.refusal(case.modality)
-        claims = claim_clauses(case.response)  # ratings are the same in @1 and @2
+        claims = claim_clauses(case.response)  # ratings are the same in @1, @2 and @3
         descs = [(g, d) for g, ds in case.groups.items() for d in ds]
         if not claims:
             scores = rubric.scores_from_support({g: [0.0] * len(ds) for g, ds in
@@ -272,6 +275,16 @@ class MiniLMJudge(Judge):
         return Rating.from_scores(scores, modality=case.modality,
                                   rationale=f"embedding similarity: hits={hits:.2f} "
                                             f"precision={precision:.2f}")
+
+
+class MiniLMJudgeV2(MiniLMJudge):
+    """`local-minilm@2`, frozen: `@3`'s method with thresholds fitted on the first batch's dev
+    part (the evaluation set grew afterwards; a versioned thresholds file is never refitted in
+    place)."""
+
+    version = "2"
+    base_version = "2"
+    default_thresholds = THRESHOLDS_DIR / "local-minilm_v2.json"
 
 
 class MiniLMJudgeV1(MiniLMJudge):

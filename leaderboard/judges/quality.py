@@ -15,7 +15,7 @@ from pathlib import Path
 
 PATH = Path(__file__).resolve().parent / "data" / "quality_heldout.json"
 COMMAND = ("python -m benchmarks.judge_quality --part heldout --judges rules@1 rules "
-           "local-minilm@1 local-minilm --save report.json; "
+           "local-minilm@1 local-minilm@2 local-minilm --save report.json; "
            "python -m leaderboard.judges.quality report.json")
 
 

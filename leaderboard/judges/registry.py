@@ -4,7 +4,7 @@ Backends are imported only when asked for, so importing the scoring core never l
 requests. Config comes from the caller (server config, CLI options); nothing is read from the
 environment here.
 
-A name builds the current version (``"rules"`` -> ``rules@2``). Earlier versions whose
+A name builds the current version (``"rules"`` -> ``rules@3``). Earlier versions whose
 mapping changed stay buildable by their identity (``get_judge("rules@1")``, `LEGACY`), so
 records stored under an old identity can be reproduced and a benchmark whose official judge is
 an old identity keeps judging with exactly that judge until an admin picks another.
@@ -24,7 +24,9 @@ JUDGES: dict[str, str] = {
 # identity -> "module:factory" of superseded versions kept for reproducibility.
 LEGACY: dict[str, str] = {
     "rules@1": "leaderboard.judges.rules:RulesJudgeV1",
+    "rules@2": "leaderboard.judges.rules:RulesJudgeV2",
     "local-minilm@1": "leaderboard.judges.minilm:MiniLMJudgeV1",
+    "local-minilm@2": "leaderboard.judges.minilm:MiniLMJudgeV2",
 }
 
 

@@ -1,14 +1,15 @@
-"""`rules@2` (and the frozen `rules@1`): a fast, deterministic, offline judge built from keyword
-rules and token overlap.
+"""`rules@3` (and the frozen `rules@2`, `rules@1`): a fast, deterministic, offline judge built
+from keyword rules and token overlap.
 
 It is a baseline, named for what it is, never a stand-in for the papers' LLM judges:
 
-- `map_artifacts`: `rules@2` maps with `leaderboard.judges.mapping` (sentence and list-item
+- `map_artifacts`: `rules@3` maps with `leaderboard.judges.mapping` (sentence and list-item
   segmentation, negation scope that tells "no blurring" from "casts no shadow", generic and
   hypothetical statements skipped, a lexicon written from TriDF appendix C with indirect
   descriptions); measured on the independent evaluation set in `benchmarks/judge_evalset`
-  (`docs/judges.md`). `rules@1` keeps its original mapping (`lexicon.py` with the negation rules
-  of `text.py`) so records stored under that identity can still be reproduced.
+  (`docs/judges.md`). `rules@2` keeps its mapping frozen in `leaderboard.judges.mapping_v2`, and
+  `rules@1` its original one (`lexicon.py` with the negation rules of `text.py`), so records
+  stored under those identities can still be reproduced.
 - `rate_explanations`: content-token overlap between the response and each annotated anomaly
   (LOKI C.2 criteria via `rubric.scores_from_support`). A refusal or an "it is authentic" verdict
   scores 0 (`rubric.is_refusal_or_authentic`).
@@ -28,8 +29,9 @@ from leaderboard.judges.base import (
 )
 from leaderboard.judges.lexicon import LEXICON, Rule
 from leaderboard.judges.mapping import map_response
+from leaderboard.judges.mapping_v2 import map_response as map_response_v2
 
-VERSION = "2"
+VERSION = "3"
 # An annotated anomaly counts as found when this share of its content tokens is in the response.
 HIT_RECALL = 0.5
 # A response sentence counts as supported when this share of its content tokens is annotated.
@@ -118,6 +120,17 @@ class RulesJudge(Judge):
         """SynCred false-negative causes by keywords with negation (`judges.causes`)."""
         from leaderboard.judges.causes import attribute
         return [attribute(r) for r in check_responses(rationales)]
+
+
+class RulesJudgeV2(RulesJudge):
+    """`rules@2`, frozen: the issue-18 round-1 mapping (`mapping_v2`); ratings and causes are the
+    same code."""
+
+    version = "2"
+
+    @staticmethod
+    def _map(response: str, keys: list[str]) -> frozenset[str]:
+        return map_response_v2(response, keys)
 
 
 class RulesJudgeV1(RulesJudge):

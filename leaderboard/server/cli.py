@@ -44,7 +44,38 @@ def db_upgrade(revision: str) -> None:
     """Build or upgrade the database schema (alembic upgrade head)."""
     with _app_context() as app:
         upgrade_database(app.config["DATABASE_URL"], revision)
+        if revision == "head":
+            from leaderboard.server.boards import ledger
+            from leaderboard.server.db import get_db
+            with get_db(app).scope() as session:
+                filled = ledger.fill_if_empty(session)
+            if filled:
+                click.echo(f"standings built: {filled} rows")
     click.echo(f"database at {revision}")
+
+
+@server.command("rebuild-standings")
+@click.option("--benchmark", "key", default=None, help="One benchmark's key (default: all).")
+def rebuild_standings(key: str | None) -> None:
+    """Rebuild the boards' standings from the score rows (they are kept up to date as
+    submissions are scored; this repairs or fills them, e.g. after a bulk load)."""
+    from sqlalchemy import select
+
+    from leaderboard.server.boards import ledger
+    from leaderboard.server.boards.cache import invalidate_boards
+    from leaderboard.server.db import get_db
+    from leaderboard.server.models import Benchmark
+
+    with _app_context() as app:
+        with get_db(app).scope() as session:
+            bench_id = None
+            if key is not None:
+                bench_id = session.scalar(select(Benchmark.id).where(Benchmark.key == key))
+                if bench_id is None:
+                    _fail(f"no benchmark {key!r}")
+            rows = ledger.rebuild(session, bench_id)
+        invalidate_boards(key)
+    click.echo(f"standings rebuilt: {rows} rows")
 
 
 @server.command("db-grant-app")
@@ -108,14 +139,24 @@ def create_admin(email: str, display_name: str, password: str) -> None:
 @click.option("--queues", default="scoring", show_default=True,
               help="Comma-separated queue names, in priority order.")
 @click.option("--burst", is_flag=True, help="Exit when the queues are empty.")
-@click.option("--simple", is_flag=True, help="Run jobs in this process (no fork per job).")
-def worker(queues: str, burst: bool, simple: bool) -> None:
+@click.option("--fork", is_flag=True,
+              help="Fork a work-horse per job (RQ's default) instead of running jobs in this "
+                   "warm process, which keeps each pack's compiled tables across jobs.")
+@click.option("--simple", is_flag=True, hidden=True,
+              help="Run jobs in this process: the default now (kept for old scripts).")
+def worker(queues: str, burst: bool, fork: bool, simple: bool) -> None:
     """Run an RQ worker (JSON serializer) inside the app context; it waits out Redis outages
-    and reconnects (`leaderboard.server.jobs.worker`)."""
+    and reconnects, and by default runs jobs in its own warm process
+    (`leaderboard.server.jobs.worker`)."""
     from leaderboard.server.db import get_db
     from leaderboard.server.jobs.queue import redis_connection
     from leaderboard.server.jobs.worker import run_worker
 
+    if not logging.getLogger().handlers:
+        # RQ sets up its own logger only; the jobs' lines (``leaderboard`` at INFO, one per
+        # scoring job with its phase times) need a handler too. Others stay at WARNING.
+        logging.basicConfig(level=logging.WARNING,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     with _app_context() as app:
         conn = redis_connection(app)
         if conn is None:
@@ -128,7 +169,9 @@ def worker(queues: str, burst: bool, simple: bool) -> None:
         import leaderboard.core.benchmarks  # noqa: F401
         import leaderboard.core.scoring  # noqa: F401
         import leaderboard.server.jobs.scoring  # noqa: F401
-        run_worker(conn, names, burst=burst, simple=simple)
+        if fork and simple:
+            _fail("--fork and --simple contradict each other")
+        run_worker(conn, names, burst=burst, simple=not fork)
 
 
 @server.command("reap")
@@ -176,6 +219,24 @@ def reconcile_cmd(every: int | None) -> None:
             if every is None:
                 break
             time.sleep(every)
+
+
+@server.command("metrics-rebuild")
+def metrics_rebuild() -> None:
+    """Fill the /metrics submission counters in Redis from the database (an existing
+    deployment, or after drift); the first scrape does it by itself when they are missing."""
+    from leaderboard.server import ops_counters
+    from leaderboard.server.db import get_db
+    from leaderboard.server.jobs.queue import redis_connection
+
+    with _app_context() as app:
+        conn = redis_connection(app)
+        if conn is None:
+            _fail("REDIS_URL is not set: /metrics aggregates in the database, nothing to build")
+        snap = ops_counters.rebuild(conn, get_db(), wait=True)
+        total = sum(snap.counts.values())
+        click.echo(f"metrics counters rebuilt: {total} finished submissions, "
+                   f"{int(sum(h.count for h in snap.durations.values()))} timed")
 
 
 @server.command("rotate-label-keys")

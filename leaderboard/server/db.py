@@ -42,6 +42,10 @@ class Database:
         self.engine = make_engine(url)
         # expire_on_commit=False: objects stay readable after the view/job commits
         self.Session = sessionmaker(self.engine, expire_on_commit=False)
+        # standings follow every commit that changes scores or a submission (issue 16); the
+        # hook lives with the boards, which own the ranking rules
+        from leaderboard.server.boards import ledger
+        ledger.install(self.Session)
 
     def session(self) -> Session:
         """A new plain session; the caller closes it."""

@@ -1,4 +1,5 @@
-"""Artifact mapping v2 (`rules@2`): pinned claims, denials, negated claims, generic statements.
+"""Artifact mapping (`rules@3`; `rules@2`'s is frozen): pinned claims, denials, negated claims,
+generic statements.
 
 The sentences here were written for these tests, independently of the evaluation set in
 `benchmarks/judge_evalset` (which measures the judge; these pin behaviour that must not regress).
@@ -185,7 +186,85 @@ def test_legacy_identities_stay_buildable():
     from leaderboard.judges import get_judge
 
     old, new = get_judge("rules@1"), get_judge("rules")
-    assert (old.identity, new.identity) == ("rules@1", "rules@2")
+    assert (old.identity, new.identity) == ("rules@1", "rules@3")
+    assert get_judge("rules@2").identity == "rules@2"
     text = "Consistent lighting direction."  # rules@1 read "direction" as a flaw
     assert old.map_artifacts([text], candidates=IMAGE) == [{"lighting_inconsistency"}]
     assert new.map_artifacts([text], candidates=IMAGE) == [set()]
+
+
+# rules@3 (issue 18, round 2). Sentences written for these tests, not taken from the set.
+ROUND2_CLAIMS = [
+    (AUDIO, "The caller says his house just burned down, yet he sounds giddy.",
+     {"emotional_contradiction"}),
+    (AUDIO, "She apologises for the delay but doesn't sound sorry in the least.",
+     {"emotional_contradiction"}),
+    (AUDIO, "Each word is equally spaced, like a metronome.", {"unnatural_prosody"}),
+    (AUDIO, "Not one breath in forty seconds of talking.", {"unnatural_prosody"}),
+    (IMAGE, "The poster's slogan is made of shapes that aren't letters.",
+     {"unrecognizable_text"}),
+    (IMAGE, "The menu is written in an invented alphabet.", {"unrecognizable_text"}),
+    (IMAGE, "The shop window mirrors the parked cars but not the man standing in front of it.",
+     {"reflection_inconsistency"}),
+    (IMAGE, "The teapot has no spout, and the other teapot has two spouts.",
+     {"object_integrity_flaws"}),
+    (IMAGE, "When she grins there is a double row of teeth on top.",
+     {"anatomical_inconsistency"}),
+    (IMAGE, "Every child in the class photo wears the same smile.", {"unnatural_expressions"}),
+    (IMAGE, "The lamp casts its light, the vase casts none.", {"shadow_inconsistency"}),
+    (IMAGE, "The fork continues straight into her hand.", {"spatial_incoherence"}),
+    (IMAGE, "There is a faint line where the face meets the neck.", {"blending_artifacts"}),
+    (IMAGE, "If this were a clip I would check for flicker, but here the colours are "
+     "oversaturated.", {"color_inconsistency"}),
+    (VIDEO, "The vase is blue one moment and green the next.", {"temporal_artifacts"}),
+    (VIDEO, "The bus moves along the street while its wheels don't turn.",
+     {"unnatural_movement"}),
+    (VIDEO, "Her mouth doesn't move during the first three words.", {"audio_visual_desync"}),
+    (VIDEO, "A car crashes behind him and his face stays perfectly calm.",
+     {"unnatural_expressions"}),
+    (VIDEO, "His face is lit from the right, while the only lamp in the room is on his left.",
+     {"lighting_inconsistency"}),
+]
+ROUND2_NOTHING = [
+    # a verdict names no artifact (labelling rule 4)
+    (AUDIO, "Fake. It just sounds synthetic to me."),
+    # a label that frames its item as fine or absent
+    (AUDIO, "**Title:** Buzz (no issue)\n**Reason:** Nothing audible."),
+    (AUDIO, "Not present: hiss, hum, clicks."),
+    (AUDIO, "The hiss is negligible."),
+    (AUDIO, "There is a faint hum, not a buzz artifact but the fridge."),
+    # an authentic conclusion: checklist items are findings of fine
+    (IMAGE, "Likely Authentic.\n\n**Eyes.** Both look at the lens, each with the same "
+     "catchlight.\n\n**Hands.** Five fingers each.\n\nNothing here suggests manipulation."),
+    (VIDEO, "Audience noise and a cough are audible; the dancers move naturally."),
+    (IMAGE, "As if the background were pasted from a compressed JPEG, there are 8x8 blocks."),
+]
+
+
+@pytest.mark.parametrize("keys, text, expected", ROUND2_CLAIMS)
+def test_round2_claims(keys, text, expected):
+    assert map_response(text, keys) == expected
+
+
+@pytest.mark.parametrize("keys, text", ROUND2_NOTHING)
+def test_round2_nothing_semantic(keys, text):
+    assert map_response(text, keys) <= {"blockiness"}
+
+
+def test_an_authentic_conclusion_keeps_a_benign_signal_claim():
+    text = ("Likely Authentic. The only flaw is heavy grain from a cheap sensor in low light. "
+            "The shadows and reflections agree. Nothing suggests manipulation.")
+    assert map_response(text, IMAGE) == {"noise"}
+    fake = text.replace("Likely Authentic.", "Likely Manipulated.").replace(
+        "The shadows and reflections agree.", "The shadows point in two directions.")
+    assert "shadow_inconsistency" in map_response(fake, IMAGE)
+
+
+def test_rules_at_2_is_frozen():
+    """rules@2 keeps its round-1 mapping (records stored under it stay reproducible)."""
+    from leaderboard.judges import get_judge
+
+    v2, v3 = get_judge("rules@2"), get_judge("rules")
+    text = "Each word is equally spaced, like a metronome."
+    assert v2.map_artifacts([text], candidates=AUDIO) == [set()]
+    assert v3.map_artifacts([text], candidates=AUDIO) == [{"unnatural_prosody"}]

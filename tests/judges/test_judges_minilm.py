@@ -15,9 +15,11 @@ def judge():
 
 
 def test_identity_is_honest(judge):
-    assert judge.identity == "local-minilm@2"
+    assert judge.identity == "local-minilm@3"
     custom = get_judge("local-minilm", thresholds={k: 0.5 for k in ARTIFACT_KEYS})
-    assert custom.identity == "local-minilm@2+custom"
+    assert custom.identity == "local-minilm@3+custom"
+    v2 = get_judge("local-minilm@2")
+    assert v2.identity == "local-minilm@2" and v2.thresholds != judge.thresholds
     old = get_judge("local-minilm@1")
     assert old.identity == "local-minilm@1" and old.thresholds != judge.thresholds
     assert get_judge("local-minilm@1", thresholds={k: 0.5 for k in ARTIFACT_KEYS}).identity == \

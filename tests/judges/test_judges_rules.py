@@ -139,5 +139,6 @@ def test_explanation_case_validation(kw, message):
 def test_unknown_judge_is_named():
     with pytest.raises(JudgeError, match=r"unknown judge 'gpt'; available: \['local-minilm', "
                                          r"'openai', 'rules'\] and "
-                                         r"\['local-minilm@1', 'rules@1'\]"):
+                                         r"\['local-minilm@1', 'local-minilm@2', 'rules@1', "
+                                         r"'rules@2'\]"):
         get_judge("gpt")

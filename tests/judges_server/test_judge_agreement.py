@@ -79,7 +79,7 @@ def test_agreement_command_fills_the_cache_and_reports_kappa(sqlite_url, tmp_pat
         sent = len(chat.requests)
         assert sent == 15  # one request per distinct (response, modality's candidates)
         assert "15 of 15 stored responses" in res.output
-        assert "rules@2 vs openai:judge-model@1: kappa=" in res.output
+        assert "rules@3 vs openai:judge-model@1: kappa=" in res.output
         assert "rules@1 vs openai:judge-model@1" in res.output and "blurriness" in res.output
         with app.app_context():
             out = runner.invoke(server, ["judge-agreement", "--benchmark", key, "--judges",
@@ -88,9 +88,9 @@ def test_agreement_command_fills_the_cache_and_reports_kappa(sqlite_url, tmp_pat
         import json
         rep = json.loads(out.output)
         assert rep["judged_by_reference"] == rep["responses"] == 15
-        overall = rep["judges"]["rules@2"]["overall"]
+        overall = rep["judges"]["rules@3"]["overall"]
         assert overall["n"] > 0 and -1.0 <= overall["kappa"] <= 1.0
-        assert set(rep["judges"]["rules@2"]["per_artifact"]) <= {
+        assert set(rep["judges"]["rules@3"]["per_artifact"]) <= {
             "blurriness", "blockiness", "noise", "banding", "color_inconsistency",
             "blending_artifacts", "lighting_inconsistency", "unnatural_texture",
             "reflection_inconsistency", "shadow_inconsistency", "spatial_incoherence",
@@ -109,10 +109,10 @@ def test_agreement_command_fills_the_cache_and_reports_kappa(sqlite_url, tmp_pat
         page = client.get(f"/admin/benchmarks/{key}/judge-agreement?limit=50")
         assert page.status_code == 200
         html = page.get_data(as_text=True)
-        assert "openai:judge-model@1" in html and "rules@2" in html and "kappa" in html
+        assert "openai:judge-model@1" in html and "rules@3" in html and "kappa" in html
         assert len(chat.requests) == sent  # the page sends nothing to the LLM judge
         as_json = client.get(f"/admin/benchmarks/{key}/judge-agreement?format=json").get_json()
-        assert as_json["judged_by_reference"] == 15 and "local-minilm@2" in as_json["judges"]
+        assert as_json["judged_by_reference"] == 15 and "local-minilm@3" in as_json["judges"]
         listing = client.get("/admin/benchmarks").get_data(as_text=True)
         assert f"/admin/benchmarks/{key}/judge-agreement" in listing
     finally:
@@ -145,7 +145,7 @@ def test_agreement_page_without_an_llm_judge_says_how_to_configure_one(sqlite_ur
 
 
 def test_rejudge_after_the_default_judge_changed_version(sqlite_url, tmp_path, packs):
-    """Records made by rules@2 leave a board pinned to rules@1 until `rejudge` re-judges them
+    """Records made by rules@3 leave a board pinned to rules@1 until `rejudge` re-judges them
     with the superseded (still buildable) identity."""
     app = _app(sqlite_url, tmp_path)
     try:
@@ -153,7 +153,7 @@ def test_rejudge_after_the_default_judge_changed_version(sqlite_url, tmp_path, p
         db = app.extensions["lb_db"]
         with db.scope() as s:
             assert set(s.scalars(select(Score.judge).where(
-                Score.submission_id == sid, Score.metric == "f05"))) == {"rules@2"}
+                Score.submission_id == sid, Score.metric == "f05"))) == {"rules@3"}
         app.config["DEFAULT_JUDGE"] = "rules@1"
         runner = CliRunner()
         with app.app_context():
@@ -183,7 +183,7 @@ def test_benchmark_page_shows_the_offline_judges_measured_quality(sqlite_url, tm
         client = app.test_client()
         html = client.get(f"/benchmarks/{tridf}").get_data(as_text=True)
         assert "How free-text answers are judged" in html
-        assert "<td>rules@2</td><td>overall</td>" in html and "local-minilm@2" in html
+        assert "<td>rules@2</td><td>overall</td>" in html and "local-minilm@3" in html
         assert "How free-text answers are judged" not in client.get(
             f"/benchmarks/{loki}").get_data(as_text=True)  # LOKI rates, it does not map
     finally:

@@ -71,4 +71,4 @@ def test_worker_runs_scoring_then_judging(app, packs, tmp_path):
         assert sub.notes_json["judging"]["state"] == "done", proc.stderr[-2000:]
         judges = set(s.scalars(select(Score.judge).where(Score.submission_id == sid,
                                                          Score.metric == "explanation_score")))
-        assert judges == {"rules@2"}
+        assert judges == {"rules@3"}

@@ -41,10 +41,10 @@ def test_scoring_then_judge_job_fills_the_cache_and_stores_judged_records(app, p
     with db.scope() as s:
         sub = s.get(Submission, sid)
         assert sub.status == "scored"
-        assert sub.notes_json["judging"] == {"state": "done", "judge": "rules@2", "reason": None}
+        assert sub.notes_json["judging"] == {"state": "done", "judge": "rules@3", "reason": None}
         assert sub.notes_json["pending"] == []
         rows = _scores(s, sid, "explanation_score")
-        assert rows and {j for j, _ in rows} == {"rules@2"}
+        assert rows and {j for j, _ in rows} == {"rules@3"}
         assert s.scalar(select(func.count(JudgeOutput.id))) > 0
         assert _scores(s, sid, "accuracy")  # judge-free records are there too
 
@@ -84,8 +84,9 @@ def test_official_judge_change_rejudges_with_progress_and_audit(app, packs, tmp_
     _, sid2 = _loki_submission(app, packs, tmp_path, seed=2)
     client = _admin_client(app)
     page = client.get("/admin/benchmarks").get_data(as_text=True)
-    assert 'value="counting@1"' in page and 'value="rules@2"' in page
-    assert 'value="rules@1"' in page  # superseded versions stay selectable (registry.LEGACY)
+    assert 'value="counting@1"' in page and 'value="rules@3"' in page
+    assert 'value="rules@1"' in page and 'value="rules@2"' in page  # superseded versions stay
+    # selectable (registry.LEGACY)
     bad = client.post(f"/admin/benchmarks/{key}/judge", data={"judge": "nope@9"})
     assert bad.status_code == 303
     resp = client.post(f"/admin/benchmarks/{key}/judge", data={"judge": "counting@1"})
@@ -148,7 +149,7 @@ def test_boards_never_mix_judges_and_mark_self_mapped(app, packs, tmp_path):
     db = app.extensions["lb_db"]
     with db.scope() as s:
         assert {j for j, _ in _scores(s, sid_self, "f05")} == {"self-mapped"}
-        assert {j for j, _ in _scores(s, sid_text, "f05")} == {"rules@2"}
+        assert {j for j, _ in _scores(s, sid_text, "f05")} == {"rules@3"}
         # a record left by another judge (e.g. before a change) must not join the column
         stray = s.scalar(select(Score).where(Score.submission_id == sid_text,
                                              Score.metric == "cover", Score.slice_key == "",
@@ -158,13 +159,13 @@ def test_boards_never_mix_judges_and_mark_self_mapped(app, packs, tmp_path):
         boards.invalidate_boards(key)
         b = boards.board(db.session(), benchmark_key=key, task="oeq_a", split="dev")
     cols = {c["metric"]: c for c in b["columns"]}
-    assert cols["f05"]["judge"] == "rules@2"
+    assert cols["f05"]["judge"] == "rules@3"
     rows = {r["submission_id"]: r for r in b["rows"]}
     assert rows[sid_self]["judges"]["f05"] == "self-mapped"
-    assert rows[sid_text]["judges"]["f05"] == "rules@2"
+    assert rows[sid_text]["judges"]["f05"] == "rules@3"
     assert rows[sid_text]["values"]["cover"]["value"] is None  # the stray judge is left out
     assert rows[sid_self]["values"]["cover"]["value"] is not None
     html = app.test_client().get(f"/benchmarks/{key}/boards/oeq_a/dev").get_data(as_text=True)
-    assert '<small class="judge">judge: rules@2 <span title="mapped by an offline judge' in html
+    assert '<small class="judge">judge: rules@3 <span title="mapped by an offline judge' in html
     assert "(offline)</span></small>" in html
     assert '<small class="self-mapped"' in html and "counting@1" not in html

@@ -53,7 +53,7 @@ def test_syncred_emits_fn_cause_records_with_the_judge(packs, tmp_path):
     result = score_predictions(pack, "dev", path, judge=get_judge("rules"), n_resamples=50)
     recs = {r.metric: r for r in result.records if r.metric.startswith("fn_cause_")}
     assert set(recs) == {f"fn_cause_{k}" for k in CAUSE_KEYS}
-    assert all(r.judge == "rules@2" for r in recs.values())
+    assert all(r.judge == "rules@3" for r in recs.values())
     assert not [p for p in result.pending if p["metric"] == "fn_attribution"]
     # check the shares against the rationales of the false negatives, computed here
     labels = pack.labels("dev")

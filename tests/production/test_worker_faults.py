@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.production.conftest import crash, wait_for
+from tests.production.conftest import crash, descendants, make_stack, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -30,3 +30,19 @@ def test_repeated_kills_end_failed_with_a_reason(stack, predictions):
     status, reason, _ = stack.rows()[sid]
     assert status == "failed"
     assert "did not complete after 3 attempts" in reason
+
+
+def test_warm_worker_times_out_a_job_and_goes_on(pg, redis_server, syncred_pack, tmp_path,
+                                                 predictions):
+    """Jobs run in the worker process (issue 16): the job timeout (RQ's SIGALRM) still ends a
+    run that overstays with a reason, and the same process then scores the next submission."""
+    with make_stack(pg, redis_server, syncred_pack, tmp_path, SCORING_TIMEOUT_S="3") as st:
+        slow = st.submit(predictions["test"], method="slow")
+        fast = st.submit(predictions["test"], method="fast")
+        worker = st.worker(delay_s=20, burst=True, LB_TEST_SCORING_DELAY_JOBS="1")
+        wait_for(lambda: st.rows()[slow][0] == "scoring", timeout_s=30, what="the slow run")
+        assert descendants(worker.pid) == []  # no work-horse: the job runs in the worker
+        assert worker.wait(timeout=60) == 0, st.logs()
+        rows = st.rows()
+        assert rows[slow][0] == "failed" and "longer than the 3 s limit" in rows[slow][1]
+        assert rows[fast][0] == "scored", st.logs()

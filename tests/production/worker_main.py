@@ -5,6 +5,7 @@ made before RQ forks its work-horse, which inherits it):
 
 - ``LB_TEST_SCORING_DELAY_S``: every scoring run first sleeps that long (before computing
   anything), so a fault test can kill the worker while a submission is certainly mid-scoring;
+  with ``LB_TEST_SCORING_DELAY_JOBS=N``, only the first N runs of this process do;
 - ``LB_TEST_DIE_AFTER_DEQUEUE=1``: the worker SIGKILLs itself right after it takes its first job
   off the queue, before the job starts (no claim, no lease: the job is in no queue);
 - ``LB_TEST_KILL_AFTER_DEQUEUE=<pid>``: right after taking its first job off the queue, the
@@ -17,13 +18,16 @@ import signal
 import time
 
 
-def _slow_down(delay_s: float) -> None:
+def _slow_down(delay_s: float, jobs: int | None = None) -> None:
     from leaderboard.server.services import scoring_service
 
     compute = scoring_service.compute
+    runs = []
 
     def slow_compute(*args, **kwargs):
-        time.sleep(delay_s)
+        runs.append(1)  # per process: a forked work-horse counts from its parent's state
+        if jobs is None or len(runs) <= jobs:
+            time.sleep(delay_s)
         return compute(*args, **kwargs)
 
     scoring_service.compute = slow_compute
@@ -48,7 +52,8 @@ def _after_first_dequeue(action) -> None:
 if __name__ == "__main__":
     delay = float(os.environ.get("LB_TEST_SCORING_DELAY_S") or 0)
     if delay > 0:
-        _slow_down(delay)
+        only = os.environ.get("LB_TEST_SCORING_DELAY_JOBS")
+        _slow_down(delay, int(only) if only else None)
     if os.environ.get("LB_TEST_DIE_AFTER_DEQUEUE") == "1":
         _after_first_dequeue(lambda: os.kill(os.getpid(), signal.SIGKILL))
     victim = os.environ.get("LB_TEST_KILL_AFTER_DEQUEUE")

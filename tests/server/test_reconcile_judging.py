@@ -31,7 +31,7 @@ def _judging(session, sid, state="queued", **extra):
     sub = session.get(Submission, sid)
     assert sub.status == "scored"
     notes = {**(sub.notes_json or {}),
-             "judging": {"state": state, "judge": "rules@2", "reason": None}}
+             "judging": {"state": state, "judge": "rules@3", "reason": None}}
     session.execute(update(Submission).where(Submission.id == sid).values(notes_json=notes,
                                                                           **extra))
     session.commit()
@@ -60,7 +60,7 @@ def test_lost_judge_job_is_requeued_and_judged(app, client, auth, imported, base
     report = _pass(app, t0 + timedelta(seconds=DEADLINE + 1))
     assert report.judging_requeued == [sid] and "judging_requeued=1" in str(report)
     notes = _notes(session, sid)  # inline: the re-enqueued judge job ran to the end
-    assert notes["judging"] == {"state": "done", "judge": "rules@2", "reason": None}
+    assert notes["judging"] == {"state": "done", "judge": "rules@3", "reason": None}
     assert "judging_attempts" not in notes  # storing the judged records rewrote the notes
     assert str(_pass(app, t0 + timedelta(seconds=3 * DEADLINE))) == \
         "requeued=0 failed=0 still_waiting=0"

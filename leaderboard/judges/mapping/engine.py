@@ -16,17 +16,20 @@ error analysis). The pipeline:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from leaderboard.core.taxonomy import ARTIFACT_KEYS, artifacts_for
 from leaderboard.judges.mapping import scope, segment
 from leaderboard.judges.mapping.lexicon_human import HUMAN
+from leaderboard.judges.mapping.lexicon_round2 import EXTRA
 from leaderboard.judges.mapping.lexicon_scene import SCENE
 from leaderboard.judges.mapping.lexicon_signal import SIGNAL
 from leaderboard.judges.mapping.patterns import Artifact, Rule
 from leaderboard.judges.mapping.prefilter import Index, required_literals
 
-LEXICON: dict[str, Artifact] = {k: {**SIGNAL, **SCENE, **HUMAN}[k] for k in ARTIFACT_KEYS}
+LEXICON: dict[str, Artifact] = {
+    k: replace(art, rules=art.rules + EXTRA.get(k, ()))
+    for k, art in ((k, {**SIGNAL, **SCENE, **HUMAN}[k]) for k in ARTIFACT_KEYS)}
 _VISUAL = frozenset(artifacts_for("image"))
 # Every rule needs its first pattern (a pair's term) to occur; one scan of a sentence for all
 # those patterns' literals tells which rules can fire (`prefilter.Index`).
@@ -38,6 +41,19 @@ INDEX = Index(list(_PARTS), {o: required_literals(p) for o, p in _PARTS.items()}
 _NEEDS_B = {(k, i) for k, i, part in _PARTS if part == "b"}
 
 CLAIM, DENY = "claim", "deny"
+# An answer that concludes "nothing suggests manipulation" (and gives no fake verdict) claims no
+# inconsistency: whatever it mentions is a checklist item found fine. It may still report a benign
+# signal-level imperfection ("the only imperfection is the grain of a cheap camera").
+_NOTHING_FOUND = re.compile(
+    r"\b(?:nothing|no\s+(?:sign|evidence|indication|finding)s?)\b[^.!?\n]{0,40}?\b(?:suggests?|"
+    r"points?\s+to|indicates?|of|that\s+(?:suggests|indicates|points\s+to))\b"
+    r"[^.!?\n]{0,30}?\b(?:manipulat\w*|edit\w*|synthe\w*|generat\w*|deepfake|tamper\w*)|"
+    r"\bno\s+findings?\s+to\s+report\b|\bi\s+(?:see|found|find)\s+nothing\b", re.I)
+_FAKE_VERDICT = re.compile(r"\blikely\s+(?:manipulated|fake|generated|synthetic)\b|"
+                           r"\b(?:is|looks|seems)\s+(?:a\s+)?(?:fake|deepfake|generated|"
+                           r"manipulated|synthetic)\b", re.I)
+BENIGN_KEYS = frozenset({"blurriness", "blockiness", "noise", "banding", "hiss", "buzz", "pops",
+                         "clipping", "flicker"})
 # A qualifier before its term across one of these describes the clause's subject, not the term.
 _RELATION = re.compile(r"n't\b|\bnot\b|\bwith\b|\bbetween\b|\bto\b|\bthan\b|\bagainst\b", re.I)
 
@@ -200,7 +216,22 @@ def analyze(response: str, keys=ARTIFACT_KEYS, *, denials: bool = True) -> Analy
                 else:
                     del claimed_at[key]
     claimed = frozenset(claimed_at)
+    if claimed - BENIGN_KEYS and _nothing_found(response):
+        claimed &= BENIGN_KEYS
     return Analysis(claimed, frozenset(denied_at) - claimed)
+
+
+def _nothing_found(response: str) -> bool:
+    """The answer concludes that nothing suggests manipulation, without a fake verdict and
+    without a "but" in that conclusion."""
+    m = _NOTHING_FOUND.search(response)
+    if m is None:
+        return False
+    stop = re.search(r"[.!?\n]", response[m.end():])
+    start = max(response.rfind(c, 0, m.start()) for c in ".!?\n") + 1
+    sentence = response[start:m.end() + (stop.start() if stop else len(response))]
+    return not _FAKE_VERDICT.search(response) and not re.search(
+        r"\b(?:but|except|apart\s+from|other\s+than|besides)\b", sentence, re.I)
 
 
 def map_response(response: str, keys=ARTIFACT_KEYS) -> frozenset[str]:

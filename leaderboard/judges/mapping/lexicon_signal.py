@@ -65,7 +65,7 @@ NOISE = art(
             r"leather|fabric)|\b(?:hiss\w*|hum|buzz\w*|static)\s+(?:and\s+)?noise\b|"
             r"\bnoise\s+(?:like|such\s+as)\s+(?:a\s+)?(?:hiss|hum|buzz|static)|"
             r"\b(?:audio|sound|voice|speech|microphone|mic|soundtrack|"
-            r"crowd|traffic|wind|fan|ambient|ambience|room|street|applause|"
+            r"crowd|audience|traffic|wind|fan|ambient|ambience|room|street|applause|"
             r"background\s+noise|noise\s+floor)\b|\bnoise\s+(?:residual|analysis|print)\b|"
             r"\bno\s+grain\b",
     quality=True)
@@ -121,7 +121,7 @@ BLENDING_ARTIFACTS = art(
     P(r"(?<!seamlessly\s)(?<!smoothly\s)(?<!naturally\s)(?<!smooth\s)\bblend(?:s|ed|ing)?\b"
       r"(?!\s+(?:seamlessly|smoothly|naturally|well|in\b|nicely|perfectly|together|into\s+(?:each|"
       r"one|a\s+single)))|\bseams?\b|"
-      r"\bseamlines?\b|\bsplic(?:e|ed|ing)\b|\bpasted\b|\bpaste-?in\b|\bcut[- ]and[- ]paste\w*|"
+      r"\bseamlines?\b|\bsplic(?:e|ed|ing)\b|\bcut[- ]and[- ]paste\w*|"
       r"\bcut[- ]?out\b|\bcut\s+out\s+sharply\b|\bhalos?\b|\bstitch(?:ed|ing)\b|"
       r"\bcomposit(?:ed|ing|e)\b|\bfring(?:e|ing)\b|\bmask\s+(?:edge|border|boundary|line|"
       r"outline)s?\b|\b(?:face|swap|mask)\s+(?:boundary|border|edge|outline|contour)\b|"
@@ -140,6 +140,11 @@ BLENDING_ARTIFACTS = art(
       r"\bflicker\w*|\bpulses\b|\bdiscontinu\w*|\blighter\b|\bdarker\b|\bbrighter\b"),
     A(r"\b(?:not|n't|never|poorly|badly|imperfectly)\s+(?:\w+\s+)?(?:blended|feathered|merged)\b|"
       r"\b(?:doesn't|does\s+not|don't|do\s+not)\s+continue\s+into\b"),
+    # "pasted" names blending unless it is the inferred cause of something else ("as if the face
+    # were pasted from a low-quality JPEG": compression, not a visible seam)
+    S(r"\bpasted\b|\bpaste-?in\b", r"\bpasted\b|\bpaste-?in\b",
+      unless=r"\b(?:as\s+if|as\s+though|suggests?|would\s+produce|hints?\s+at|compress\w*|jpeg|"
+             r"block\w*|macroblocks?|tiles|grid|re-?encod\w*|parallax)\b"),
     quality=True,
     exclude=r"\bblur\w*\s+(?:hair\s+)?boundar|\bsmooth\s+blend\b|\bedges?\s+of\s+the\s+(?:nose|"
             r"lips|frame|screen|image|table)\b|\bbrightness\s+flickers\s+at\s+the\s+edges\b|"

@@ -160,7 +160,9 @@ _DENIED_AFTER = re.compile(
     r"(?:present|observed|detected|visible|found|noticeable|apparent|evident|seen|heard|"
     r"an\s+issue|a\s+problem)\b|\b(?:is|are|was|were)\s+(?:absent|not\s+there)\b|^-free\b|"
     r"^\s*(?:is|are)\s+(?:none|nil)\b|^\s*\(\s*(?:none|no|absent|not\s+(?:present|observed|"
-    r"detected|seen|found))\s*\)|\b(?:is|are)\s+nowhere\b|\b(?:raises?|shows?|presents?|gives?|"
+    r"detected|seen|found))\s*\)|\b(?:is|are)\s+nowhere\b|"
+    r"\b(?:is|are|was|were)\s+(?:negligible|inaudible|imperceptible)\b|"
+    r"\b(?:raises?|shows?|presents?|gives?|"
     r"poses?)\s+no\s+(?:concerns?|red\s+flags?|issues?|problems?|cause\s+for\s+concern)\b)",
     re.I)
 _ELSEWHERE = re.compile(r"^\s*(?:elsewhere|anywhere\s+else|in\s+(?:the\s+)?(?:rest|other|"
@@ -169,7 +171,8 @@ _ELSEWHERE = re.compile(r"^\s*(?:elsewhere|anywhere\s+else|in\s+(?:the\s+)?(?:re
 
 # "not an artifact", "a normal photographic characteristic": the item's quality mentions deny.
 BENIGN = re.compile(
-    r"\bnot\s+(?:an?\s+)?(?:artifact|artefact|defect|flaw|anomaly|sign\s+of\s+(?:editing|"
+    r"\bnot\s+(?:an?\s+)?(?:\w+\s+)?(?:artifact|artefact|defect|flaw|anomaly|"
+    r"sign\s+of\s+(?:editing|"
     r"manipulation|tampering))\b|\bnormal\s+(?:photographic|camera|sensor|recording|"
     r"lens|optical|compression)\s+(?:characteristic|behaviou?r|property|effect|artifact)|"
     r"\bcommon\s+camera\s+behaviou?r\b|\brecording\s+conditions\b|\bexpected\s+(?:for|in|from)\s+"
@@ -198,13 +201,16 @@ _GENERIC = re.compile(
     r"include|produce|introduce|leave|suffer)\b[^.!?]*\b(?:such\s+as|like|including)\b"
     r"|\b(?:involves?|involving|requires?)\s+(?:checking|looking|examining|analy[sz]ing|"
     r"inspecting)\b"
-    r"|\b(?:i\s+would|one\s+would|you\s+would|we\s+would|should|would\s+need\s+to)\s+"
-    r"(?:look|check|consider|examine|inspect|analy[sz]e)\s+(?:for|whether|if|at|each)\b"
+    r"|\b(?:i\s+would|i'd|one\s+would|you\s+would|we\s+would|should|would\s+need\s+to)\s+"
+    r"(?:normally\s+|usually\s+|typically\s+)?(?:look|check|consider|examine|inspect|analy[sz]e|"
+    r"listen)\s+(?:for|whether|if|at|each)\b"
+    r"|\b(?:i\s+would|i'd|one\s+would|you\s+would)\s+(?:normally\s+|usually\s+|typically\s+)?"
+    r"go\s+through\b"
     r"|^if\b[^.!?]*\b(?:were|would)\b"
     r"|^(?:usually|typically|generally|often|commonly|normally|in\s+general),"
     r"|\b(?:common|typical|usual|classic|known|frequent|telltale|tell-tale)\s+(?:\w+\s+){0,3}"
-    r"(?:signs?|artifacts?|artefacts?|cues?|tells?|indicators?|giveaways?|flaws)\s+(?:of\s+"
-    r"(?:\w+\s+){1,3})?(?:include|are|such\s+as|like)\b"
+    r"(?:signs?|artifacts?|artefacts?|cues?|tells?|indicators?|giveaways?|flaws)\s+(?:(?:of|in|"
+    r"for)\s+(?:\w+\s+){1,4})?(?:include|are|such\s+as|like)\b"
     r"|\?\s*$",
     re.I)
 _GENERIC = Guarded(_GENERIC)
@@ -222,13 +228,19 @@ _UNASSESSABLE = re.compile(
     r"|\bno\s+(?:audio\s+track|audio|sound)\s+(?:track\s+)?to\s+(?:analy[sz]e|assess|check)\b",
     re.I)
 _UNASSESSABLE = Guarded(_UNASSESSABLE)
+_TURN = re.compile(r",?\s+but\s+(?:here|in\s+this|this|as\s+a|as\s+it|the|his|her|its|their)\b|"
+                   r"\bhowever,?\s+(?:here|in\s+this|this)\b", re.I)
 _CLAUSE_EDGE = re.compile(r"[;.!?]|\s-\s|\b(?:but|however|although|though|yet|whereas)\b", re.I)
 
 
 def generic_spans(sentence: str) -> list[tuple[int, int]]:
     """Spans of ``sentence`` that claim nothing (generic lists, hypotheticals, "I can't tell")."""
-    if _GENERIC.search(sentence):
-        return [(0, len(sentence))]
+    m = _GENERIC.search(sentence)
+    if m:
+        # a contrast after a hypothetical or generic opening starts what is said of this sample
+        # ("if this were a video I'd check for flicker, but as a still the colours are off")
+        turn = _TURN.search(sentence, m.end())
+        return [(0, turn.start() if turn else len(sentence))]
     spans = []
     for m in _UNASSESSABLE.finditer(sentence):
         start = 0

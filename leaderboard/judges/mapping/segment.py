@@ -82,6 +82,17 @@ _TYPOS = {
     "saturized": "saturated", "oversaturized": "oversaturated", "exagerated": "exaggerated",
     "expresionless": "expressionless", "disapears": "disappears", "dissapears": "disappears",
     "apears": "appears", "wierd": "weird", "strage": "strange", "teh": "the",
+    # rules@3: more everyday misspellings of the words the lexicon reads
+    "distorded": "distorted", "distored": "distorted", "distortd": "distorted",
+    "dosnt": "doesnt", "dosent": "doesnt", "compresion": "compression",
+    "pixilated": "pixelated", "pixalated": "pixelated", "flikker": "flicker",
+    "flickr": "flicker", "clik": "click", "cliks": "clicks", "clics": "clicks",
+    "cracle": "crackle", "crackel": "crackle", "teath": "teeth", "refelction": "reflection",
+    "reflecion": "reflection", "reflaction": "reflection", "shadw": "shadow",
+    "shadws": "shadows", "gradiant": "gradient", "metalic": "metallic",
+    "oversaturared": "oversaturated", "saturatd": "saturated", "lipsynch": "lipsync",
+    "backgrond": "background", "expresison": "expression",
+    "blinkin": "blinking", "anatomicly": "anatomically", "unrealstic": "unrealistic",
 }
 _TYPO = re.compile(r"\b" + trie_regex(_TYPOS) + r"\b", re.I)
 _ABSENT_FIELD = re.compile(r"^(?:present|detected|found|exists?|observed|visible|is_present)$",
@@ -195,11 +206,20 @@ def split(text: str) -> list[Sentence]:
             line = m["body"].strip()
             if not topic and not line:
                 continue
+            if _DENY_TOPIC.search(topic):
+                # "Not present: clipping, clicks", "Hiss (no issue): none audible": the label
+                # frames its own item as absent or fine
+                out.extend(Sentence("", s.strip(), item, "deny")
+                           for s in _SENTENCE.split(line) if s.strip())
+                continue
             if not line or _AFFIRM.match(line):
                 # a heading on its own line ("Noise", "Skin Tone Mismatch") or a field that only
                 # affirms its label ("lighting inconsistency: yes")
                 line, topic = topic, ""
         line = _ELLIPSIS.sub(" ", _ABBREV.sub(r"\1", line))
+        if not topic and len(line.split()) <= 6 and _DENY_TOPIC.search(line.rstrip(".:")):
+            out.append(Sentence("", line, item, "deny"))  # a label: "Hiss (no issue)"
+            continue
         for sent in _SENTENCE.split(line):
             sent = sent.strip()
             if sent:
@@ -242,6 +262,11 @@ _DENY_HEADING = re.compile(
     r"fine|okay|ok|passed|checked\s+and\s+(?:fine|ok|clean)|looks?\s+(?:real|fine|right|good)|"
     r"(?:did\s+not|didn't)\s+(?:find|see|notice|detect|observe)|supporting\s+authenticity|"
     r"signs\s+of\s+authenticity|against\s+manipulation|strengths|reassuring)\b", re.I)
+_DENY_TOPIC = re.compile(
+    r"^(?:not\s+(?:present|observed|found|detected|seen|heard)|absent|none(?:\s+found)?|"
+    r"what'?s\s+fine|checked\s+and\s+fine|no\s+issues?(?:\s+found)?)$|"
+    r"\((?:no\s+issues?|fine|ok|okay|none|not\s+(?:an?\s+)?issue|not\s+present|absent)\)?$",
+    re.I)
 _GENERIC_HEADING = re.compile(
     r"\b(?:typical|common|usual|general|possible|potential|what\s+to\s+look\s+for|things\s+to\s+"
     r"check|checklist|to\s+check|would\s+look\s+for|cannot\s+(?:assess|evaluate|check|judge)|"

@@ -36,13 +36,17 @@ log = logging.getLogger(__name__)
 CROSS = "*cross*"
 _ALL = "*all*"
 _PREFIX = "lb:boards:"
+#: delete a lock only if it is still ours (it may have expired and been taken by another)
+_UNLOCK = ("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) "
+           "else return 0 end")
 
 
 class BoardCache:
     """Memoise board computations per ``(scope, key)``; see the module docstring."""
 
     def __init__(self, *, redis_client=None, state_dir: str | os.PathLike | None = None,
-                 ttl_s: int = 3600, max_entries: int = 4096, gen_ttl_s: float = 0.0):
+                 ttl_s: int = 3600, max_entries: int = 4096, gen_ttl_s: float = 0.0,
+                 lock_s: float = 5.0):
         if ttl_s <= 0:
             raise ValueError(f"ttl_s must be > 0, got {ttl_s!r}")
         if gen_ttl_s < 0:
@@ -58,7 +62,8 @@ class BoardCache:
         self.gen_ttl_s = gen_ttl_s
         self._gen_memo: dict[str, tuple[float, tuple]] = {}
         self._lock = threading.Lock()
-        self.hits = self.misses = 0
+        self.hits = self.misses = self.stale_served = 0
+        self.lock_s = lock_s
 
     # -- generations ---------------------------------------------------------------------------
     def _gen_path(self, scope: str) -> Path:
@@ -118,6 +123,9 @@ class BoardCache:
         """The cached value of ``key`` in ``scope``, computing (and storing) it on a miss.
 
         Values must survive a JSON round trip when Redis is configured (boards are plain dicts).
+        With Redis, one process at a time computes a given entry (a ``SET NX`` lock with a
+        short TTL): while it runs, the others serve the previous version (stale while
+        revalidate) or, when there is none, wait for the new one (at most ``lock_s``).
         """
         try:
             gens = self._generations(scope)
@@ -131,18 +139,62 @@ class BoardCache:
         if found is not None and found[0] == gens and found[2] > now:
             self.hits += 1
             return found[1]
-        value = self._redis_get(scope, key, gens)
-        if value is None:
+        if self.redis is None:
             self.misses += 1
             value = compute()
-            self._redis_set(scope, key, gens, value)
         else:
-            self.hits += 1
+            envelope = self._redis_get(scope, key)
+            if envelope is not None and tuple(envelope[0]) == gens:
+                self.hits += 1
+                value = envelope[1]
+            else:
+                stale = envelope if envelope is not None else (
+                    None if found is None else (found[0], found[1]))
+                value, fresh = self._revalidate(scope, key, gens, compute, stale)
+                if not fresh:
+                    return value  # stale: served, never memoised as current
         with self._lock:
             if len(self._local) >= self.max_entries:
                 self._local.clear()  # crude but bounded; boards are recomputed on demand
             self._local[local_key] = (gens, value, now + self.ttl_s)
         return value
+
+    def _revalidate(self, scope: str, key: Hashable, gens: tuple, compute, stale):
+        """(value, fresh): compute under the entry's lock, else the stale value, else wait."""
+        lock = self._redis_key(scope, key) + ":lock"
+        token = uuid.uuid4().hex
+        deadline = time.monotonic() + self.lock_s
+        while True:
+            try:
+                got = bool(self.redis.set(lock, token, nx=True, px=int(self.lock_s * 1000)))
+            except Exception:  # noqa: BLE001
+                log.warning("board cache lock failed scope=%s", scope, exc_info=True)
+                got = True  # Redis trouble: compute without the lock rather than wait
+            if got:
+                self.misses += 1
+                try:
+                    value = compute()
+                    self._redis_set(scope, key, gens, value)
+                finally:
+                    self._unlock(lock, token)
+                return value, True
+            if stale is not None:
+                self.stale_served += 1
+                return stale[1], False
+            if time.monotonic() >= deadline:
+                self.misses += 1
+                return compute(), True  # the lock holder is slow or gone
+            time.sleep(0.01)
+            envelope = self._redis_get(scope, key)
+            if envelope is not None and tuple(envelope[0]) == gens:
+                self.hits += 1
+                return envelope[1], True
+
+    def _unlock(self, lock: str, token: str) -> None:
+        try:
+            self.redis.eval(_UNLOCK, 1, lock, token)
+        except Exception:  # noqa: BLE001 - the lock's TTL frees it anyway
+            log.warning("board cache unlock failed", exc_info=True)
 
     def invalidate(self, benchmark_key: str | None = None) -> None:
         """Drop every board of ``benchmark_key`` and every cross-benchmark page; None = all."""
@@ -165,24 +217,27 @@ class BoardCache:
         return len(self._local)
 
     # -- Redis second level --------------------------------------------------------------------
-    def _redis_key(self, scope: str, key: Hashable, gens: tuple) -> str:
-        return f"{_PREFIX}v:{scope}:{':'.join(map(str, gens))}:{json.dumps(key, default=str)}"
+    def _redis_key(self, scope: str, key: Hashable) -> str:
+        # one key per entry, whatever the generation: a new version replaces the superseded
+        # one instead of leaving it to expire (issue 16: Redis kept every old board for an hour)
+        return f"{_PREFIX}v:{scope}:{json.dumps(key, default=str)}"
 
-    def _redis_get(self, scope: str, key: Hashable, gens: tuple) -> Any:
-        if self.redis is None:
-            return None
+    def _redis_get(self, scope: str, key: Hashable):
+        """[generations, value] stored for the entry, or None."""
         try:
-            raw = self.redis.get(self._redis_key(scope, key, gens))
+            raw = self.redis.get(self._redis_key(scope, key))
         except Exception:  # noqa: BLE001
             log.warning("board cache read failed scope=%s", scope, exc_info=True)
             return None
-        return None if raw is None else json.loads(raw)
+        if raw is None:
+            return None
+        envelope = json.loads(raw)
+        return envelope if isinstance(envelope, list) and len(envelope) == 2 else None
 
     def _redis_set(self, scope: str, key: Hashable, gens: tuple, value: Any) -> None:
-        if self.redis is None:
-            return
         try:
-            self.redis.set(self._redis_key(scope, key, gens), json.dumps(value), ex=self.ttl_s)
+            self.redis.set(self._redis_key(scope, key), json.dumps([list(gens), value]),
+                           ex=self.ttl_s)
         except Exception:  # noqa: BLE001
             log.warning("board cache write failed scope=%s", scope, exc_info=True)
 
@@ -196,7 +251,8 @@ def cache_from_config(config) -> BoardCache:
     state_dir = Path(config["DATA_DIR"]) / "board-cache" if config.get("DATA_DIR") else None
     return BoardCache(redis_client=redis_client, state_dir=state_dir,
                       ttl_s=int(config.get("BOARD_CACHE_TTL_S", 3600)),
-                      gen_ttl_s=float(config.get("BOARD_CACHE_GEN_TTL_S", 0.5)))
+                      gen_ttl_s=float(config.get("BOARD_CACHE_GEN_TTL_S", 0.5)),
+                      lock_s=float(config.get("BOARD_CACHE_LOCK_S", 5.0)))
 
 
 _fallback_cache: BoardCache | None = None

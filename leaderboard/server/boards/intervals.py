@@ -85,9 +85,11 @@ def same_items(outcomes: dict[int, object]) -> dict[int, object]:
 
 def board_intervals(*, task: dict, part: str, slice_key: str, primary: str,
                     higher_is_better: bool, rows: list[dict], directory=None,
-                    top: int = TOP) -> dict[int, dict]:
+                    top: int = TOP, total: int | None = None) -> dict[int, dict]:
     """Rank intervals of the board's top ranked rows (see the module docstring); {} when the
-    board's column or slice has none."""
+    board's column or slice has none. ``rows``: the board's rows from the first, in order (at
+    least its top ``top`` ranked ones); ``total``: its ranked rows in all (default: those in
+    ``rows``)."""
     ok, modality = slice_modality(slice_key)
     if not ok or primary != task["headline"]:
         return {}
@@ -105,7 +107,8 @@ def board_intervals(*, task: dict, part: str, slice_key: str, primary: str,
     with one_blas_thread():
         _, draws = ri.joint_draws(outcomes)
     ivs = ri.rank_intervals(draws, [r["rank"] for r in considered],
-                            higher_is_better=higher_is_better, total=len(ranked))
+                            higher_is_better=higher_is_better,
+                            total=len(ranked) if total is None else total)
     return {r["submission_id"]: iv.as_dict() for r, iv in zip(considered, ivs)}
 
 

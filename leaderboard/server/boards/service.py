@@ -24,6 +24,9 @@ from leaderboard.core import records
 from leaderboard.core.records import slice_key_of
 from leaderboard.server.boards import standings
 from leaderboard.server.boards.cache import CROSS, get_cache, invalidate_boards  # noqa: F401  (re-exported for views)
+from leaderboard.server.boards.reads import board_page_from_standings, placement  # noqa: F401
+from leaderboard.server.boards.reads import headline_cells as reads_headline_cells
+from leaderboard.server.boards.reads import team_rows as reads_team_rows
 from leaderboard.server.boards.standings import Cell, Column, Entry
 from leaderboard.server.models import Benchmark, Score, Submission, Team
 from leaderboard.server.services import NotFound, ServiceError
@@ -33,6 +36,8 @@ log = logging.getLogger(__name__)
 #: display order of modalities (benchmarks.md, "Per-modality boards")
 MODALITY_ORDER = ("image", "video", "audio", "text", "3d")
 MODES = ("team", "all")
+#: the most rows one board page may hold
+MAX_PER_PAGE = 500
 
 # -- benchmark metadata ------------------------------------------------------------------------
 def _info_of(bench: Benchmark) -> dict:
@@ -75,22 +80,7 @@ def task_of(info: dict, task: str) -> dict:
 
 def _columns(info: dict, task: dict, present: set[str]) -> list[Column]:
     """The task's metric columns that have values: headline, secondaries, then declared order."""
-    specs = info["metrics"]
-    names = [task["headline"], *task.get("secondary", []), *specs]
-    out, seen = [], set()
-    for name in names:
-        if name in present and name in specs and name not in seen:
-            seen.add(name)
-            s = specs[name]
-            out.append(Column(name, s.get("title") or name, bool(s["higher_is_better"]),
-                              s.get("fmt", "num"), by_magnitude=_by_magnitude(s)))
-    return out
-
-
-def _by_magnitude(spec: dict) -> bool:
-    """A signed metric (fmt "signed", range across 0, lower is better) ranks by |value|."""
-    return (spec.get("fmt") == "signed" and not spec["higher_is_better"]
-            and (spec.get("lower") or 0) < 0 < (spec.get("upper") or 0))
+    return standings.columns_for(info["metrics"], task, present)
 
 
 def parse_slice_key(text: str | None) -> dict:
@@ -120,8 +110,14 @@ def _on_board():
 # -- boards ------------------------------------------------------------------------------------
 def board(session: Session, *, benchmark_key: str, task: str, split: str,
           modality: str | None = None, slice_key: str | None = None,
-          mode: str = "team") -> dict:
-    """One board (cached). Raises NotFound / ServiceError naming a bad argument."""
+          mode: str = "team", page: int = 1, per_page: int | None = None) -> dict:
+    """One page of a board (cached), read from the standings (`compute_board`).
+
+    ``per_page`` None: every row (CSV export, cross-benchmark pages: one row per team in team
+    mode); else at most ``MAX_PER_PAGE``. The result carries ``rows`` (the page), ``page``,
+    ``per_page``, ``total``, ``pages``, ``ranked`` (ranked rows on the whole board) and
+    ``baselines`` (the baseline rows, wherever they rank). Raises NotFound / ServiceError naming
+    a bad argument."""
     info = benchmark_info(session, benchmark_key)
     t = task_of(info, task)
     if split not in info["splits"]:
@@ -132,17 +128,32 @@ def board(session: Session, *, benchmark_key: str, task: str, split: str,
                            f"modalities: {t['modalities']}")
     if mode not in MODES:
         raise ServiceError(f"mode must be one of {list(MODES)}, got {mode!r}")
+    if page < 1 or (per_page is not None and not 1 <= per_page <= MAX_PER_PAGE):
+        raise ServiceError(f"page must be >= 1 and per_page in 1..{MAX_PER_PAGE}, got "
+                           f"page={page!r}, per_page={per_page!r}")
     wanted = parse_slice_key(slice_key)
-    key = ("board", task, split, modality, slice_key_of(wanted), mode)
+    key = ("board", task, split, modality, slice_key_of(wanted), mode, page, per_page)
     return get_cache().get_or_compute(
         benchmark_key, key,
-        lambda: compute_board(session, info, t, split, modality=modality, wanted=wanted,
-                              mode=mode))
+        lambda: _with_intervals(session, info, t, split, modality=modality, wanted=wanted,
+                                mode=mode, page=compute_board(
+                                    session, info, t, split, modality=modality, wanted=wanted,
+                                    mode=mode, page=page, per_page=per_page)))
 
 
 def compute_board(session: Session, info: dict, task: dict, split: str, *,
+                  modality: str | None, wanted: dict, mode: str, page: int = 1,
+                  per_page: int | None = None) -> dict:
+    """One page of the board, uncached, from the standings: one indexed range of rows and a
+    count of the competitors ahead of it (no scan of submissions or score rows)."""
+    return board_page_from_standings(session, info, task, split, modality=modality,
+                                     wanted=wanted, mode=mode, page=page, per_page=per_page)
+
+
+def compute_board_full(session: Session, info: dict, task: dict, split: str, *,
                   modality: str | None, wanted: dict, mode: str) -> dict:
-    """The board, uncached (see `board`)."""
+    """The whole board from the score rows, uncached: the reference the standings must equal
+    (tests compare the two after every kind of event; no request calls it)."""
     shown, pick = _parts(session, info, split)
     slices = _available_slices(session, info, task, split, pick)
     desired = dict(wanted)
@@ -196,28 +207,49 @@ def compute_board(session: Session, info: dict, task: dict, split: str, *,
     rows = standings.build_rows(entries, columns, primary=primary,
                                 secondary=secondary, mode=mode)
     rule = standings.tie_break_rule(columns, primary=primary, secondary=secondary)
-    row_dicts = [{**_row_dict(r, columns), "judges": judges.get(r.entry.submission_id, {})}
-                 for r in rows]
-    return {**base, "rule": rule, **_with_intervals(task, shown, skey, primary, columns,
-                                                     row_dicts)}
+    return {**base, "rule": rule,
+            "rows": [{**_row_dict(r, columns), "judges": judges.get(r.entry.submission_id, {})}
+                     for r in rows]}
 
 
-def _with_intervals(task: dict, part: str, skey: str, primary: str, columns: list[Column],
-                    rows: list[dict]) -> dict:
-    """Rows with their ``rank_interval`` (or None) and the rule under the board (issue 14;
-    `leaderboard.server.boards.intervals`), computed here so they are cached with the board."""
+def _with_intervals(session: Session, info: dict, task: dict, split: str, *,
+                    modality: str | None, wanted: dict, mode: str, page: dict) -> dict:
+    """``page`` with each row's ``rank_interval`` (or None) and ``interval_rule``, the rule
+    under the board (issue 14; `leaderboard.server.boards.intervals`).
+
+    The intervals are the board's, whatever the page: computed once from its top rows and
+    cached with the board (so cleared by `invalidate_boards` with everything else on it)."""
     from leaderboard.server.boards import intervals
 
-    hib = next(c.higher_is_better for c in columns if c.metric == primary)
+    found: dict = {}
+    if page.get("rows"):
+        key = ("intervals", task["key"], split, page["slice_key"], mode)
+        found = get_cache().get_or_compute(info["key"], key, lambda: _board_intervals(
+            session, info, task, split, modality=modality, wanted=wanted, mode=mode,
+            baselines=len(page.get("baselines", []))))
+    for r in page.get("rows", []):
+        r["rank_interval"] = found.get(str(r["submission_id"]))  # str: JSON-cached keys
+    page["interval_rule"] = intervals.RULE if found else ""
+    return page
+
+
+def _board_intervals(session: Session, info: dict, task: dict, split: str, *,
+                     modality: str | None, wanted: dict, mode: str, baselines: int) -> dict:
+    from leaderboard.server.boards import intervals
+
+    top = compute_board(session, info, task, split, modality=modality, wanted=wanted,
+                        mode=mode, page=1, per_page=min(MAX_PER_PAGE, intervals.TOP + baselines))
+    hib = next((c["higher_is_better"] for c in top["columns"]
+                if c["metric"] == top.get("primary")), True)
     try:
-        found = intervals.board_intervals(task=task, part=part, slice_key=skey, primary=primary,
-                                          higher_is_better=hib, rows=rows)
+        found = intervals.board_intervals(task=task, part=top["part"],
+                                          slice_key=top["slice_key"], primary=top["primary"],
+                                          higher_is_better=hib, rows=top["rows"],
+                                          total=top.get("ranked"))
     except Exception:  # noqa: BLE001 - a missing interval must never cost the board itself
-        log.exception("rank intervals failed task=%s slice=%s", task["key"], skey)
+        log.exception("rank intervals failed task=%s slice=%s", task["key"], top["slice_key"])
         found = {}
-    for r in rows:
-        r["rank_interval"] = found.get(r["submission_id"])
-    return {"rows": rows, "interval_rule": intervals.RULE if found else ""}
+    return {str(sid): iv for sid, iv in found.items()}
 
 
 def _available_slices(session: Session, info: dict, task: dict, split: str,
@@ -279,51 +311,104 @@ def board_split(info: dict) -> str | None:
     return info["splits"][-1] if info["splits"] else None
 
 
-def modality_board(session: Session, modality: str) -> dict:
-    """Per-modality board (cached): each team's headline per task in ``modality`` + mean rank."""
+def modality_board(session: Session, modality: str, *, page: int = 1,
+                   per_page: int | None = None) -> dict:
+    """Per-modality board (cached): each team's headline per task in ``modality`` + mean rank.
+
+    ``per_page``: one page of the aggregate's rows (``page``, ``per_page``, ``total``,
+    ``pages`` say where); None: every row. The aggregate (ranks only) is computed once per
+    change of any board, from the standings keys (no score row, no cell decoded); a page then
+    reads the cells of its own rows."""
     if modality not in modalities(session):
         raise NotFound(f"no modality {modality!r}; modalities: {modalities(session)}")
-    return get_cache().get_or_compute(CROSS, ("modality", modality),
-                                      lambda: compute_modality_board(session, modality))
+    if page < 1 or (per_page is not None and not 1 <= per_page <= MAX_PER_PAGE):
+        raise ServiceError(f"page must be >= 1 and per_page in 1..{MAX_PER_PAGE}, got "
+                           f"page={page!r}, per_page={per_page!r}")
+    return get_cache().get_or_compute(CROSS, ("modality_page", modality, page, per_page),
+                                      lambda: _modality_page(session, modality, page, per_page))
+
+
+def _modality_page(session: Session, modality: str, page: int, per_page: int | None) -> dict:
+    agg = get_cache().get_or_compute(CROSS, ("modality", modality),
+                                     lambda: compute_modality_board(session, modality))
+    total = len(agg["rows"])
+    start = 0 if per_page is None else (page - 1) * per_page
+    chosen = agg["rows"] if per_page is None else agg["rows"][start:start + per_page]
+    boards_of = {c["key"]: c for c in agg["columns"]}
+    wanted = [(boards_of[col]["board_id"], sid, boards_of[col]["metric"],
+               boards_of[col]["judge"])
+              for r in chosen for col, sid in r["subs"].items()]
+    cells = reads_headline_cells(session, wanted)
+    team_ids = {r["team_id"] for r in chosen if r["team_id"] is not None}
+    names = dict(session.execute(select(Team.id, Team.name)
+                                 .where(Team.id.in_(team_ids))).all()) if team_ids else {}
+    rows = [{"rank": r["rank"], "team": {"id": r["team_id"], "name": names.get(r["team_id"], "")},
+             "mean_rank": r["mean_rank"], "entries": r["entries"],
+             "cells": {col: {**cells.get((boards_of[col]["board_id"], sid), Cell(None).as_dict()),
+                             "submission_id": sid, "rank": r["ranks"].get(col)}
+                       for col, sid in r["subs"].items()}}
+            for r in chosen]
+    columns = [{k: v for k, v in c.items() if k not in ("board_id", "judge")}
+               for c in agg["columns"]]
+    return {"modality": modality, "columns": columns, "rows": rows,
+            "baselines": agg["baselines"], "rule": agg["rule"], "page": page,
+            "per_page": per_page, "total": total,
+            "pages": 1 if per_page is None else max(1, -(-total // per_page))}
 
 
 def compute_modality_board(session: Session, modality: str) -> dict:
-    columns, table, teams, cells, baselines = [], {}, {}, {}, {}
+    """The modality aggregate, uncached: per column (a task's headline on its benchmark's board
+    split), each team row's value decoded from its standings key; mean ranks over them."""
+    from leaderboard.server.boards.ledger import decode_value
+    columns, table, subs, team_of, baselines = [], {}, {}, {}, {}
     for info in list_benchmark_infos(session):
         split = board_split(info)
         for t in info["tasks"]:
             if modality not in t["modalities"] or split is None:
                 continue
-            b = board(session, benchmark_key=info["key"], task=t["key"], split=split,
-                      modality=modality)
             spec = info["metrics"].get(t["headline"], {})
             col = f"{info['key']}/{t['key']}"
+            sb, rows = reads_team_rows(session, info, t, split, modality)
             columns.append({"key": col, "benchmark": info["key"], "task": t["key"],
                             "split": split, "metric": t["headline"],
                             "title": f"{info['title']}: {t.get('title') or t['key']}",
                             "metric_title": spec.get("title") or t["headline"],
                             "higher_is_better": bool(spec.get("higher_is_better", True)),
                             "arrow": "\u2191" if spec.get("higher_is_better", True) else "\u2193",
-                            "fmt": spec.get("fmt", "num")})
-            for row in b["rows"]:
-                cell = {**row["values"][t["headline"]], "submission_id": row["submission_id"]}
-                if row["is_baseline"]:
-                    kind = row["baseline_kind"] or "baseline"
-                    baselines.setdefault(kind, {})[col] = cell
+                            "fmt": spec.get("fmt", "num"),
+                            "board_id": sb.id if sb is not None else None,
+                            "judge": sb.judge if sb is not None else None})
+            if sb is None:
+                continue
+            order = sb.order_json or []
+            decodable = (bool(order) and order[0][0] == t["headline"] and not order[0][2])
+            values = ({} if decodable else
+                      {k[1]: v["value"] for k, v in reads_headline_cells(
+                          session, [(sb.id, r.submission_id, t["headline"], sb.judge)
+                                    for r in rows]).items()})
+            base_rows = []
+            for r in rows:
+                value = (decode_value(r.rep_key, higher_is_better=bool(order[0][1]))
+                         if decodable else values.get(r.submission_id))
+                if r.is_baseline:
+                    base_rows.append((r.baseline_kind or "baseline", r.submission_id))
                     continue
-                rk = (f"team:{row['team']['id']}" if row["team"]["id"] is not None
-                      else f"submission:{row['submission_id']}")
-                teams[rk] = row["team"]
-                table.setdefault(rk, {})[col] = cell["value"]
-                cells.setdefault(rk, {})[col] = cell
+                rk = (f"team:{r.team_id}" if r.team_id is not None
+                      else f"submission:{r.submission_id}")
+                team_of[rk] = r.team_id
+                table.setdefault(rk, {})[col] = value
+                subs.setdefault(rk, {})[col] = r.submission_id
+            cells = reads_headline_cells(session, [(sb.id, sid, t["headline"], sb.judge)
+                                                   for _k, sid in base_rows])
+            for kind, sid in base_rows:
+                baselines.setdefault(kind, {})[col] = {**cells[(sb.id, sid)],
+                                                       "submission_id": sid}
     directions = {c["key"]: c["higher_is_better"] for c in columns}
     aggregate = standings.mean_rank_aggregate(table, directions)
-    rows = []
-    for i, a in enumerate(aggregate, start=1):
-        rows.append({"rank": i if a.mean_rank is not None else None, "team": teams[a.key],
-                     "mean_rank": a.mean_rank, "entries": a.entries,
-                     "cells": {col: {**cell, "rank": a.ranks.get(col)}
-                               for col, cell in cells[a.key].items()}})
+    rows = [{"rank": i if a.mean_rank is not None else None, "team_id": team_of[a.key],
+             "mean_rank": a.mean_rank, "entries": a.entries, "ranks": a.ranks,
+             "subs": subs[a.key]}
+            for i, a in enumerate(aggregate, start=1)]
     return {"modality": modality, "columns": columns, "rows": rows,
             "baselines": [{"kind": k, "cells": v} for k, v in sorted(baselines.items())],
             "rule": ("Each column is a task's headline metric on its benchmark's held-out "

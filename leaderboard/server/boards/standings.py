@@ -83,6 +83,39 @@ class Entry:
         return not self.is_baseline and not self.disqualified_reason
 
 
+def by_magnitude(spec: Mapping) -> bool:
+    """A signed metric (fmt "signed", range across 0, lower is better) ranks by |value|."""
+    return (spec.get("fmt") == "signed" and not spec["higher_is_better"]
+            and (spec.get("lower") or 0) < 0 < (spec.get("upper") or 0))
+
+
+def columns_for(specs: Mapping[str, Mapping], task: Mapping, present) -> list[Column]:
+    """A task's metric columns that have values: headline, secondaries, then declared order.
+
+    ``specs``: the benchmark's metric declarations; ``present``: the metrics with a value."""
+    names = [task["headline"], *task.get("secondary", []), *specs]
+    out, seen = [], set()
+    for name in names:
+        if name in present and name in specs and name not in seen:
+            seen.add(name)
+            s = specs[name]
+            out.append(Column(name, s.get("title") or name, bool(s["higher_is_better"]),
+                              s.get("fmt", "num"), by_magnitude=by_magnitude(s)))
+    return out
+
+
+def board_order(specs: Mapping[str, Mapping], task: Mapping, present) -> tuple[str | None,
+                                                                               list[Column]]:
+    """(primary metric, the columns that decide the order) of a board whose rows have values
+    for ``present``; (None, []) when it has no column. A slice without the headline (SynCred's
+    form/style slices) ranks by its first column: the task's secondaries, then declared order."""
+    columns = columns_for(specs, task, present)
+    if not columns:
+        return None, []
+    primary = task["headline"] if task["headline"] in present else columns[0].metric
+    return primary, order_of(columns, primary=primary, secondary=task.get("secondary", []))
+
+
 def order_of(columns: Sequence[Column], *, primary: str,
              secondary: Sequence[str] = ()) -> list[Column]:
     """The columns that decide the order: primary first, then declared secondaries present."""

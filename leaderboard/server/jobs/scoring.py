@@ -57,17 +57,21 @@ def _platform_failure(submission_id: int, reason: str, *, attempt: int | None = 
 
 
 def record_invalid(submission_id: int, err: PredictionError, *, job: str,
-                   attempt: int | None = None) -> dict:
+                   attempt: int | None = None, phases: svc.Phases | None = None) -> dict:
     """Record an invalid predictions file (the team's mistake: "failed" with the problems, not
     raised) and return the job summary; ``job`` names the job in the log line. With
-    ``attempt``, only while the row is still that claim."""
-    with get_db().scope() as session:
+    ``attempt``, only while the row is still that claim. With ``phases``, the time goes there
+    and the caller writes the job's log line."""
+    with (phases or svc.Phases()).phase("write"), get_db().scope() as session:
         if attempt is not None and not svc.still_claimed(session, submission_id, attempt):
             return _superseded(submission_id, job)
         svc.record_invalid(session, submission_id, err)
     outcome_store.delete(current_app.config["DATA_DIR"], submission_id)
-    log.info("job=%s submission=%s outcome=invalid problems=%s", job, submission_id,
-             err.problems.total)
+    if phases is None:
+        log.info("job=%s submission=%s outcome=invalid problems=%s", job, submission_id,
+                 err.problems.total)
+    else:
+        phases.facts["problems"] = err.problems.total
     return {"submission": submission_id, "status": "failed"}
 
 
@@ -78,20 +82,27 @@ def _superseded(submission_id: int, job: str) -> dict:
 
 
 def store_scores(submission_id: int, benchmark_key: str, result, *, job: str,
-                 attempt: int | None = None) -> int | None:
+                 attempt: int | None = None, phases: svc.Phases | None = None) -> int | None:
     """Store a scoring result, then invalidate the benchmark's boards (after the commit).
     Returns the number of records stored, or None when the row is no longer claim number
-    ``attempt`` (nothing stored); ``job`` names the job in the log line."""
-    with get_db().scope() as session:
+    ``attempt`` (nothing stored); ``job`` names the job in the log line. With ``phases``,
+    the ``write`` and ``invalidate`` times go there and the caller writes the log line."""
+    timed = phases or svc.Phases()
+    with timed.phase("write"), get_db().scope() as session:
         if attempt is not None and not svc.still_claimed(session, submission_id, attempt):
             _superseded(submission_id, job)
             return None
         n = svc.store_result(session, submission_id, result)
     # per-item outcomes (rank intervals, comparisons): after the commit, before the boards
     # are invalidated, so the next board computation reads the new file
-    outcome_store.save_result(current_app.config["DATA_DIR"], submission_id, result)
-    invalidate_boards(benchmark_key)
-    log.info("job=%s submission=%s outcome=scored records=%s", job, submission_id, n)
+    with timed.phase("outcomes"):
+        outcome_store.save_result(current_app.config["DATA_DIR"], submission_id, result)
+    with timed.phase("invalidate"):
+        invalidate_boards(benchmark_key)
+    if phases is None:
+        log.info("job=%s submission=%s outcome=scored records=%s", job, submission_id, n)
+    else:
+        phases.facts["records"] = n
     return n
 
 
@@ -100,12 +111,28 @@ def score_submission(submission_id: int) -> dict:
 
     Once claimed, the run holds the submission's lease (`leaderboard.server.jobs.lease`): the
     reconciler re-queues a claimed row whose lease lapsed (the worker died) within a minute.
+    Every run ends with one log line: ``job=score submission=N outcome=...`` with the time of
+    each phase (``claim_s``, ``load_labels_s``, ``parse_s``, ``score_s``, ``write_s``,
+    ``invalidate_s``, ``enqueue_judge_s``, ``total_s``) and whether the label table came from the process's cache
+    (``labels=hit``: a warm worker) or was decrypted (``labels=miss``).
     """
+    submission_id = int(submission_id)
+    phases = svc.Phases()
+    outcome = "error"
+    try:
+        summary = _score(submission_id, phases)
+        outcome = summary["status"]
+        return summary
+    finally:
+        log.info("job=score submission=%s outcome=%s %s", submission_id, outcome,
+                 phases.fields())
+
+
+def _score(submission_id: int, phases: svc.Phases) -> dict:
     cfg = current_app.config
     db = get_db()
-    submission_id = int(submission_id)
     try:
-        with db.scope() as session:
+        with phases.phase("claim"), db.scope() as session:
             claim = svc.claim(session, submission_id, data_dir=cfg["DATA_DIR"],
                               timeout_s=cfg["SCORING_TIMEOUT_S"])
     except TRANSIENT:
@@ -115,18 +142,17 @@ def score_submission(submission_id: int) -> dict:
         _platform_failure(submission_id, f"scoring could not start ({type(exc).__name__})")
         raise
     if claim is None:
-        log.info("job=score submission=%s outcome=skipped (not waiting)", submission_id)
-        return {"submission": submission_id, "status": "skipped"}
+        return {"submission": submission_id, "status": "skipped"}  # not waiting
     with lease.hold(redis_connection(), "score", submission_id, current_job_id()):
-        return _score_claimed(claim, cfg)
+        return _score_claimed(claim, cfg, phases)
 
 
-def _score_claimed(claim: svc.Claim, cfg) -> dict:
+def _score_claimed(claim: svc.Claim, cfg, phases: svc.Phases) -> dict:
     submission_id, attempt = claim.submission_id, claim.attempt
     try:
-        result = svc.compute(claim, label_keys=cfg["LABEL_KEYS"])
+        result = svc.compute(claim, label_keys=cfg["LABEL_KEYS"], phases=phases)
     except PredictionError as err:
-        return record_invalid(submission_id, err, job="score", attempt=attempt)
+        return record_invalid(submission_id, err, job="score", attempt=attempt, phases=phases)
     except TRANSIENT:
         log.warning("job=score submission=%s outcome=transient", submission_id, exc_info=True)
         try:
@@ -145,14 +171,16 @@ def _score_claimed(claim: svc.Claim, cfg) -> dict:
         _platform_failure(submission_id, f"scoring crashed ({type(exc).__name__})",
                           attempt=attempt)
         raise
-    n = store_scores(submission_id, claim.benchmark_key, result, job="score", attempt=attempt)
+    n = store_scores(submission_id, claim.benchmark_key, result, job="score", attempt=attempt,
+                     phases=phases)
     if n is None:
         return {"submission": submission_id, "status": "superseded"}
     from leaderboard.server.jobs import (
         judging as judge_jobs,  # judge metrics follow on the judge queue (issue 6)
     )
     try:
-        judge_jobs.after_scoring(submission_id, claim.benchmark_key, result)
+        with phases.phase("enqueue_judge"):
+            judge_jobs.after_scoring(submission_id, claim.benchmark_key, result)
     except Exception:  # the scores are stored; an admin re-judge recovers the judge metrics
         log.exception("job=score submission=%s judge enqueue failed", submission_id)
     return {"submission": submission_id, "status": "scored", "records": n}

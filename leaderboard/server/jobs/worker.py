@@ -9,6 +9,17 @@ and starts a fresh RQ worker, for as long as it takes. SIGTERM / SIGINT still st
 shutdown while a job runs; at once while waiting). A burst worker (tests, draining) ends as
 before once the queues are empty and Redis answers.
 
+**Warm by default** (issue 16): jobs run in the worker's own process (RQ's ``SimpleWorker``),
+not in a work-horse forked per job, so the compiled pack tables and decrypted label tables that
+`leaderboard.server.services.scoring_service` keeps in its LRUs (keyed by a digest of the pack
+files and of the label ciphertext: a changed pack is reloaded) serve every later job, and pooled
+database connections are reused. The reliability story does not depend on the fork: the job
+timeout is RQ's SIGALRM death penalty in this same process; the lease thread runs here and dies
+with the process, so a killed or crashed worker is noticed by the reconciler as before; a job
+that crashes the interpreter takes the worker with it, and the restart policy below starts a new
+one (``MAX_ATTEMPTS`` ends a submission that keeps doing that). ``worker --fork`` restores a
+work-horse per job, for isolation at the cost of a cold start per job.
+
 Deployments restart the process itself too (compose ``restart: unless-stopped``, systemd
 ``Restart=always``, docs/deploy.md), for what no loop survives: a SIGKILL, the OOM killer.
 """
@@ -71,7 +82,9 @@ def _reap_horse(w: Worker) -> None:
 
 def run_worker(conn: redis.Redis, queue_names: list[str], *, burst: bool = False,
                simple: bool = False) -> None:
-    """Work ``queue_names`` (priority order) until stopped; see the module docstring."""
+    """Work ``queue_names`` (priority order) until stopped; see the module docstring.
+    ``simple``: run jobs in this process (warm; what the ``worker`` command does unless
+    ``--fork``), else fork a work-horse per job."""
     queues = [Queue(n, connection=conn, serializer=JSONSerializer) for n in queue_names]
     cls = SimpleWorker if simple else Worker
     stop = _Stop()

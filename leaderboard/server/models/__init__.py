@@ -13,6 +13,7 @@ from leaderboard.server.models import (  # noqa: F401  (register tables)
     idempotency,
     judges,
     sessions,
+    standings,
 )
 from leaderboard.server.models.base import (
                                             IN_FLIGHT,

@@ -182,7 +182,9 @@ class Submission(Base):
     paper_url: Mapped[str] = mapped_column(String(500), default="")
     code_url: Mapped[str] = mapped_column(String(500), default="")
     is_public: Mapped[bool] = mapped_column(Boolean, default=True)
-    status: Mapped[str] = mapped_column(String(16), default="received")
+    #: active_history: a change always knows the old value (`leaderboard.server.ops_counters`
+    #: counts moves out of a finished status even when the row was expired before the change)
+    status: Mapped[str] = mapped_column(String(16), default="received", active_history=True)
     failure_reason: Mapped[str | None] = mapped_column(Text)
     failure_detail: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     file_path: Mapped[str] = mapped_column(Text, default="")

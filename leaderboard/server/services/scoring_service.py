@@ -10,7 +10,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -50,16 +53,25 @@ class Claim:
 
 
 class _LRU:
-    """A small thread-safe LRU of compiled objects (packs, decrypted label tables)."""
+    """A small thread-safe LRU of compiled objects (packs, decrypted label tables).
+
+    It lives as long as the process: a warm worker (`leaderboard.server.jobs.worker`, no fork
+    per job) keeps every pack's compiled tables across jobs; a forked work-horse starts empty.
+    Keys carry a digest of what the value was built from, so a changed pack or re-imported
+    labels miss and are rebuilt. Decrypted labels stay in this process's memory only; nothing
+    writes them anywhere (at rest they are only the Fernet ciphertext in the database)."""
 
     def __init__(self, size: int):
         self.size, self._data, self._lock = size, OrderedDict(), threading.Lock()
+        self.hits = self.misses = 0
 
     def get(self, key, make):
         with self._lock:
             if key in self._data:
                 self._data.move_to_end(key)
+                self.hits += 1
                 return self._data[key]
+            self.misses += 1
         value = make()
         with self._lock:
             self._data[key] = value
@@ -119,22 +131,82 @@ def still_claimed(session: Session, submission_id: int, attempt: int) -> bool:
     return row is not None and tuple(row) == ("scoring", attempt)
 
 
-def compute(claim: Claim, *, label_keys, judge=None) -> ScoreResult:
-    """Score the claimed upload. Raises PredictionError for an invalid file (the team's
-    mistake); anything else is a platform failure. ``judge``: see `score_predictions` (the
-    judge job passes a `leaderboard.judges.caching.CachingJudge`)."""
-    from leaderboard.core.scoring import score_predictions
+class Phases:
+    """Wall time per phase of one job (seconds) and a few facts about it, for its log line."""
 
-    pack: Pack = _PACKS.get(claim.pack_path, lambda: load_pack(claim.pack_path))
-    digest = hashlib.sha256(claim.ciphertext).hexdigest()
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+        self.facts: dict[str, object] = {}
+        self._t0 = time.perf_counter()
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
+
+    def fields(self) -> str:
+        """``key=value`` pairs: the facts, each phase as ``<name>_s``, then ``total_s``."""
+        out = [f"{k}={v}" for k, v in self.facts.items()]
+        out += [f"{k}_s={v:.3f}" for k, v in self.seconds.items()]
+        out.append(f"total_s={time.perf_counter() - self._t0:.3f}")
+        return " ".join(out)
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def pack_digest(pack_path: str, split: str) -> tuple:
+    """What a cached `Pack` of ``pack_path`` was built from (``benchmark.yaml`` and the split's
+    items): a pack re-imported or replaced on disk gets a new digest, so a warm worker reloads
+    it. A few ``stat`` calls: cheap enough for every job."""
+    root = Path(pack_path)
+    return (str(root), _stamp(root / "benchmark.yaml"),
+            _stamp(root / "splits" / split / "items.jsonl"))
+
+
+def load_tables(claim: Claim, *, label_keys, phases: Phases | None = None) -> tuple[Pack, object]:
+    """The claim's pack (items compiled) and decrypted label table, from the process's LRUs."""
+    hits = _LABELS.hits
+    pack: Pack = _PACKS.get(pack_digest(claim.pack_path, claim.split),
+                            lambda: load_pack(claim.pack_path))
+    pack.items(claim.split)  # compiled (or read from the pack's .cache) once per Pack
+    # the Fernet token's last 32 bytes are its HMAC over everything before: a digest for free
+    digest = hashlib.sha256(claim.ciphertext[-64:]).hexdigest()
     labels = _LABELS.get(
-        (claim.labelset_id, digest),
+        (claim.labelset_id, len(claim.ciphertext), digest),
         lambda: pack.labels(claim.split, source=labels_crypto.decrypt(claim.ciphertext,
                                                                      keys=label_keys)))
+    if phases is not None:
+        phases.facts["labels"] = "hit" if _LABELS.hits > hits else "miss"
+    return pack, labels
+
+
+def compute(claim: Claim, *, label_keys, judge=None, phases: Phases | None = None) -> ScoreResult:
+    """Score the claimed upload. Raises PredictionError for an invalid file (the team's
+    mistake); anything else is a platform failure. ``judge``: see `score_predictions` (the
+    judge job passes a `leaderboard.judges.caching.CachingJudge`). ``phases`` records the time
+    of ``load_labels``, ``parse`` and ``score``."""
+    from leaderboard.core.predictions import validate_predictions
+    from leaderboard.core.scoring import score_validated
+
+    phases = phases or Phases()
+    with phases.phase("load_labels"):
+        pack, labels = load_tables(claim, label_keys=label_keys, phases=phases)
     if not claim.upload_path.is_file():
         raise FileNotFoundError(f"the uploaded file {claim.upload_path.name} is missing from "
                                 "storage")
-    return score_predictions(pack, claim.split, claim.upload_path, labels=labels, judge=judge)
+    with phases.phase("parse"):
+        preds = validate_predictions(pack, claim.split, claim.upload_path, labels=labels)
+    with phases.phase("score"):
+        return score_validated(pack, claim.split, preds, labels=labels, judge=judge)
 
 
 def store_result(session: Session, submission_id: int, result: ScoreResult) -> int:

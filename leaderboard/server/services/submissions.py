@@ -288,10 +288,14 @@ def can_see(sub: Submission, user: User | None) -> bool:
     return sub.is_public and sub.status == "scored" and not sub.hidden
 
 
-def team_submissions(session: Session, team_id: int, *, limit: int = 200) -> list[Submission]:
-    return list(session.scalars(select(Submission).where(Submission.team_id == team_id)
-                                .order_by(Submission.created_at.desc(), Submission.id.desc())
-                                .limit(limit)))
+def team_submissions(session: Session, team_id: int, *, limit: int = 200,
+                     before: int | None = None) -> list[Submission]:
+    """A team's submissions, newest first; ``before``: only those with a lower id (the next
+    page of a keyset-paginated listing: pass the last id of the previous page)."""
+    q = select(Submission).where(Submission.team_id == team_id)
+    if before is not None:
+        q = q.where(Submission.id < before)
+    return list(session.scalars(q.order_by(Submission.id.desc()).limit(limit)))
 
 
 def status_dict(sub: Submission, *, owner: bool) -> dict:

@@ -27,7 +27,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     Path(app.config["DATA_DIR"]).mkdir(parents=True, exist_ok=True)
     logging.getLogger("leaderboard").setLevel(logging.INFO)
 
-    dbmod.init_app(app)
+    db = dbmod.init_app(app)
+    _init_counters(app, db)
     _init_extensions(app)
     from leaderboard.server.web.inputs import install_converters
     install_converters(app)  # <int:...> bounded to the database's ids, before any route binds
@@ -37,6 +38,21 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     errors.register(app)
     hardening.init_app(app)  # security headers and rate limits
     return app
+
+
+def _init_counters(app: Flask, db) -> None:
+    """Keep the submission counters of ``/metrics`` as commits happen (with Redis)."""
+    from leaderboard.server import ops_counters
+
+    conn = None
+    if app.config.get("REDIS_URL"):
+        import redis
+
+        # short timeouts: an update runs after a commit and must not hold a request long
+        conn = redis.Redis.from_url(app.config["REDIS_URL"], socket_connect_timeout=2,
+                                    socket_timeout=2)
+    app.extensions["lb_ops_counters_redis"] = conn
+    ops_counters.install(db, conn)
 
 
 def _init_extensions(app: Flask) -> None:

@@ -63,9 +63,17 @@ def requests_():
         like = f"%{q.lower()}%"
         stmt = stmt.where(func.lower(User.email).like(like) |
                           func.lower(AccessRequest.affiliation).like(like))
-    rows = s.scalars(stmt.order_by(AccessRequest.id.desc()).limit(500)).all()
+    page = _int("page", request.args.get("page"), default=1, low=1, high=10**6)
+    total = s.scalar(select(func.count()).select_from(stmt.subquery()))
+    rows = s.scalars(stmt.order_by(AccessRequest.id.desc()).offset((page - 1) * PER_PAGE)
+                     .limit(PER_PAGE)).all()
     return render_template("admin/requests.html", rows=rows, status=status, bench_key=bench_key,
-                           q=q, benchmarks=s.scalars(select(Benchmark.key)).all())
+                           q=q, benchmarks=s.scalars(select(Benchmark.key)).all(),
+                           endpoint="admin.requests_", page=page, total=total,
+                           pages=max(1, -(-total // PER_PAGE)),
+                           pager_args={k: v for k, v in (("status", status),
+                                                         ("benchmark", bench_key), ("q", q))
+                                       if v})
 
 
 @bp.post("/requests/bulk-approve")
@@ -111,8 +119,12 @@ def users():
     stmt = select(User).order_by(User.id)
     if q:
         stmt = stmt.where(func.lower(User.email).contains(q, autoescape=True))
-    return render_template("admin/users.html", rows=get_session().scalars(stmt.limit(500)).all(),
-                           q=q)
+    page = _int("page", request.args.get("page"), default=1, low=1, high=10**6)
+    total = get_session().scalar(select(func.count()).select_from(stmt.subquery()))
+    rows = get_session().scalars(stmt.offset((page - 1) * PER_PAGE).limit(PER_PAGE)).all()
+    return render_template("admin/users.html", rows=rows, q=q, endpoint="admin.users",
+                           pager_args={"q": q} if q else {}, page=page,
+                           pages=max(1, -(-total // PER_PAGE)), total=total)
 
 
 @bp.post("/users/<int:user_id>/<field>")
@@ -137,10 +149,17 @@ def user_flag(user_id: int, field: str):
 @bp.get("/teams")
 def teams():
     s = get_session()
+    page = _int("page", request.args.get("page"), default=1, low=1, high=10**6)
+    total = s.scalar(select(func.count(Team.id)))
+    rows = s.scalars(select(Team).order_by(Team.name).offset((page - 1) * PER_PAGE)
+                     .limit(PER_PAGE)).all()
+    # submissions counted for this page's teams only, not grouped over every submission
     counts = dict(s.execute(select(Submission.team_id, func.count())
-                            .group_by(Submission.team_id)).all())
-    rows = s.scalars(select(Team).order_by(Team.name)).all()
-    return render_template("admin/teams.html", rows=rows, counts=counts)
+                            .where(Submission.team_id.in_([t.id for t in rows]))
+                            .group_by(Submission.team_id)).all()) if rows else {}
+    return render_template("admin/teams.html", rows=rows, counts=counts,
+                           endpoint="admin.teams", pager_args={}, page=page,
+                           pages=max(1, -(-total // PER_PAGE)), total=total)
 
 
 # -- benchmarks -------------------------------------------------------------------------------

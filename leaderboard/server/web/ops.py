@@ -6,9 +6,11 @@
 * ``/readyz`` runs ``SELECT 1`` on the database and ``PING`` on Redis (when ``REDIS_URL`` is set;
   without it jobs run inline and Redis is not a dependency) and answers 503 naming each failed one,
   so a load balancer stops routing to a web host that cannot serve.
-* ``/metrics`` is collected at scrape time from the shared state (the database is the truth about
-  submissions, Redis about queues), so every gunicorn worker and every host answers the same
-  figures; see `OpsCollector` for each family. Board-cache hits and misses are counted per process
+* ``/metrics`` is collected at scrape time from the shared state (Redis for queues and for the
+  submission counters kept as commits happen, `leaderboard.server.ops_counters`; the database for
+  in-flight submissions, and for everything without Redis), so every gunicorn worker and every
+  host answers the same figures, and a scrape never reads the finished submissions (issue 16);
+  see `OpsCollector` for each family. Board-cache hits and misses are counted per process
   by `leaderboard.server.boards.cache.BoardCache`; after each request this module adds the process's new
   counts to two Redis counters, so the figures are cluster-wide when Redis is configured and
   per-process otherwise.
@@ -27,7 +29,7 @@ from flask import Blueprint, Flask, Response, current_app, jsonify
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
-from sqlalchemy import func, select, text
+from sqlalchemy import text
 
 from leaderboard.server.db import get_db
 from leaderboard.server.jobs.queue import SCORING_QUEUE
@@ -38,8 +40,6 @@ bp = Blueprint("ops", __name__)
 
 #: queues always reported (even before their first job): where each runs is in docs/deploy.md
 KNOWN_QUEUES = (SCORING_QUEUE, "gpu", "judge")
-#: upper bounds (seconds) of the scoring-duration histogram: the scoring timeout is 600 s
-DURATION_BUCKETS = (0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
 CACHE_HITS_KEY = "lb:metrics:board_cache:hits"
 CACHE_MISSES_KEY = "lb:metrics:board_cache:misses"
 _PROBE_TIMEOUT_S = 2.0
@@ -142,11 +142,12 @@ class OpsCollector:
 
     ``lb_queue_jobs{queue,state}``  jobs per RQ queue: queued (waiting), started, scheduled,
                                     deferred, failed (RQ's registries).
-    ``lb_submissions{status,kind}`` submissions by status (the database's rows).
-    ``lb_scoring_duration_seconds{outcome}``  histogram of finished submissions' run time
+    ``lb_submissions{status,kind}`` submissions by status (in flight: an indexed query; scored
+                                    and failed: the counters).
+    ``lb_scoring_duration_seconds{outcome}``  histogram of finished runs' time
                                     (``finished_at - started_at``; outcome scored or failed): job
-                                    durations and outcomes. Cumulative over all rows, so
-                                    ``rate()`` works.
+                                    durations and outcomes, one observation per run that finished
+                                    (a rescore adds one), so ``rate()`` works.
     ``lb_board_cache_{hits,misses}_total``  board-cache lookups (cluster-wide with Redis).
     ``lb_dependency_up{dependency}``  1 if reachable at scrape time.
     """
@@ -167,7 +168,7 @@ class OpsCollector:
         if redis_ok:
             yield from self._queues(conn)
         if db_ok:
-            yield from self._submissions()
+            yield from self._submissions(conn if redis_ok else None)
         yield from self._board_cache(conn if redis_ok else None)
 
     def _queues(self, conn: redis.Redis) -> Iterator:
@@ -192,39 +193,48 @@ class OpsCollector:
             return
         yield fam
 
-    def _submissions(self) -> Iterator:
-        from leaderboard.server.models import STATUSES, Submission
+    def _submissions(self, conn: redis.Redis | None) -> Iterator:
+        """In-flight counts from an indexed query; finished counts and durations from the
+        counters kept as commits happen (`leaderboard.server.ops_counters`) with Redis, else
+        aggregated in the database. Never reads the finished rows themselves."""
+        from leaderboard.server import ops_counters as counters
+        from leaderboard.server.models import STATUSES
 
         by_status = GaugeMetricFamily("lb_submissions", "Submissions by status and kind",
                                       labels=["status", "kind"])
         hist = HistogramMetricFamily("lb_scoring_duration_seconds",
                                      "Run time of finished submissions (started to finished)",
                                      labels=["outcome"])
+        db = get_db(self.app)
+        finished = None
+        if conn is not None:
+            try:
+                finished = counters.ensure_initialised(conn, db)
+            except redis.exceptions.RedisError:
+                log.warning("metrics: submission counters unavailable in Redis; reading the "
+                            "database", exc_info=True)
+            except Exception:  # noqa: BLE001 - the database failed during an initialisation
+                log.warning("metrics: submission counters not initialised", exc_info=True)
+                return
         try:
-            with get_db(self.app).scope() as session:
-                counts = {(s, k): n for s, k, n in session.execute(
-                    select(Submission.status, Submission.kind, func.count())
-                    .group_by(Submission.status, Submission.kind))}
-                finished = session.execute(
-                    select(Submission.status, Submission.started_at, Submission.finished_at)
-                    .where(Submission.status.in_(("scored", "failed")),
-                           Submission.started_at.is_not(None),
-                           Submission.finished_at.is_not(None))).all()
+            with db.scope() as session:
+                counts = counters.in_flight(session)
+                if finished is None:
+                    finished = counters.from_database(session)
         except Exception:  # noqa: BLE001 - the database went away between probe and query
             log.warning("metrics: submission counts unavailable", exc_info=True)
             return
+        counts.update({sk: n for sk, n in finished.counts.items() if n})
         kinds = sorted({k for _, k in counts} | {"predictions"})
         for status in STATUSES:
             for kind in kinds:
                 by_status.add_metric([status, kind], float(counts.get((status, kind), 0)))
         yield by_status
-        for outcome in ("scored", "failed"):
-            durations = [max((f - s).total_seconds(), 0.0)
-                         for st, s, f in finished if st == outcome]
-            buckets = [(_bound(b), float(sum(d <= b for d in durations)))
-                       for b in DURATION_BUCKETS]
-            buckets.append(("+Inf", float(len(durations))))
-            hist.add_metric([outcome], buckets, sum_value=float(sum(durations)))
+        for outcome in counters.FINISHED:
+            h = finished.durations[outcome]
+            buckets = [(_bound(b), v) for b, v in zip(counters.DURATION_BUCKETS, h.buckets)]
+            buckets.append(("+Inf", h.buckets[-1]))
+            hist.add_metric([outcome], buckets, sum_value=h.total)
         yield hist
 
     def _board_cache(self, conn: redis.Redis | None) -> Iterator:

@@ -11,7 +11,7 @@ import nh3
 from flask import Blueprint, Response, abort, json, render_template, request, url_for
 from flask_login import current_user
 from markupsafe import Markup
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from leaderboard.server.boards import reports
 from leaderboard.server.boards import service as boards
@@ -55,6 +55,12 @@ def board_args(key: str, task: str, split: str) -> dict:
             "mode": request.args.get("mode") or "team"}
 
 
+def page_of(b: dict) -> dict:
+    """The paging fields of a board page (`leaderboard.server.boards.service.board`)."""
+    return {"rows": b["rows"], "page": b["page"], "per_page": b["per_page"],
+            "total": b["total"], "pages": b["pages"]}
+
+
 def paginate(rows: list, page: int, per_page: int) -> dict:
     total = len(rows)
     pages = max(1, -(-total // per_page))
@@ -80,7 +86,7 @@ def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = Fal
                     b: dict | None = None) -> Markup:
     """The rendered table of one page of a board (cached with the board)."""
     if b is None:
-        b = boards.board(lazy_session, **args)
+        b = boards.board(lazy_session, **args, page=page, per_page=per_page)
 
     link_args = {k: v for k, v in (("modality", args["modality"]), ("slice", args["slice_key"]),
                                    ("mode", args["mode"] if args["mode"] != "team" else None),
@@ -89,7 +95,7 @@ def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = Fal
 
     def compute():
         return render_template("public/_board.html", board=b, compact=compact,
-                               link_args=link_args, **paginate(b["rows"], page, per_page))
+                               link_args=link_args, **page_of(b))
 
     key = ("board_html", b["task"]["key"], b["split"], args["modality"], b["slice_key"],
            args["mode"], page, per_page, compact)
@@ -105,8 +111,12 @@ def home():
     return render_template("public/home.html", benchmarks=infos,
                            modalities=boards.modalities(session),
                            leaders={b["key"]: _leaders(session, b) for b in infos},
-                           counts=activity.counts(get_session()),
-                           recent=activity.recent(get_session()))
+                           # cached with the boards: a count over every submission per
+                           # home request was the page's largest cost (issue 16)
+                           **boards.get_cache().get_or_compute(
+                               boards.CROSS, ("activity",),
+                               lambda: {"counts": activity.counts(get_session()),
+                                        "recent": activity.recent(get_session())}))
 
 
 def _leaders(session, info: dict) -> list[dict]:
@@ -117,12 +127,14 @@ def _leaders(session, info: dict) -> list[dict]:
     for t in info["tasks"]:
         # the held-out split's board, else the first split that has rows at all
         for split in [preferred, *[s for s in info["splits"] if s != preferred]]:
-            b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split)
-            if b["rows"]:
+            b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split,
+                             per_page=1)
+            if b["total"]:
                 break
         else:
             split = preferred
-            b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split)
+            b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split,
+                             per_page=1)
         col = next((c for c in b["columns"] if c["metric"] == b["primary"]), None)
         ranked = [r for r in b["rows"] if r.get("rank") is not None]
 
@@ -132,8 +144,8 @@ def _leaders(session, info: dict) -> list[dict]:
                     "kind": r["baseline_kind"], **r["values"][b["primary"]]}
 
         out.append({"task": t, "split": split, "column": col, "part": b["part"],
-                    "teams": len(ranked), "leader": cell(ranked[0]) if ranked else None,
-                    "baselines": [cell(r) for r in b["rows"] if r["is_baseline"]]})
+                    "teams": b["ranked"], "leader": cell(ranked[0]) if ranked else None,
+                    "baselines": [cell(r) for r in b["baselines"]]})
     return out
 
 
@@ -200,7 +212,7 @@ def benchmark(key: str):
 def board_page(key: str, task: str, split: str):
     args = board_args(key, task, split)
     page, per_page = page_args()
-    b = boards.board(lazy_session, **args)
+    b = boards.board(lazy_session, **args, page=page, per_page=per_page)
 
     def compute():
         return render_template("public/_board_page.html", board=b, args=args,
@@ -226,8 +238,12 @@ def _switchers(b: dict) -> dict:
 
 @bp.route("/modalities/<modality>")
 def modality_page(modality: str):
-    mb = boards.modality_board(lazy_session, modality)
-    return render_template("public/modality.html", mb=mb)
+    page, per_page = page_args()
+    mb = boards.modality_board(lazy_session, modality, page=page, per_page=per_page)
+    body = boards.get_cache().get_or_compute(
+        boards.CROSS, ("modality_html", modality, page, per_page),
+        lambda: render_template("public/_modality.html", mb=mb))
+    return render_template("public/modality.html", mb=mb, body=Markup(body))
 
 
 def _can_see(sub: Submission) -> tuple[bool, bool]:
@@ -268,12 +284,11 @@ def _placement(sub: Submission) -> list[dict]:
     out = []
     for t in info["tasks"]:
         for mode in ("team", "all"):
-            b = boards.board(lazy_session, benchmark_key=info["key"], task=t["key"],
-                             split=sub.split, mode=mode)
-            row = next((r for r in b["rows"] if r["submission_id"] == sub.id), None)
-            if row is not None:
-                ranked = sum(1 for r in b["rows"] if r["rank"] is not None)
-                out.append({"task": t, "rank": row["rank"], "of": ranked, "mode": mode,
+            place = boards.get_cache().get_or_compute(
+                info["key"], ("placement", t["key"], sub.split, sub.id, mode),
+                lambda: boards.placement(lazy_session, info, t, sub.split, sub.id, mode))
+            if place is not None:
+                out.append({"task": t, "rank": place["rank"], "of": place["of"], "mode": mode,
                             "url": url_for("public.board_page", key=info["key"], task=t["key"],
                                            split=sub.split, mode=None if mode == "team"
                                            else mode)})
@@ -301,10 +316,17 @@ def team_page(team_id: int):
         abort(404, description=f"no team {team_id}")
     members = session.scalars(select(User.display_name).where(User.team_id == team_id)
                               .order_by(User.display_name)).all()
+    page, per_page = page_args()
+    visible = (Submission.team_id == team_id, Submission.is_public.is_(True),
+               Submission.hidden.is_(False), Submission.status == "scored")
+    total = session.scalar(select(func.count()).select_from(Submission).where(*visible))
     subs = session.execute(
         select(Submission, Benchmark.key, Benchmark.title)
         .join(Benchmark, Submission.benchmark_id == Benchmark.id)
-        .where(Submission.team_id == team_id, Submission.is_public.is_(True),
-               Submission.hidden.is_(False), Submission.status == "scored")
-        .order_by(Submission.created_at.desc())).all()
-    return render_template("public/team.html", team=team, members=members, submissions=subs)
+        .where(*visible)
+        .order_by(Submission.created_at.desc(), Submission.id.desc())
+        .offset((page - 1) * per_page).limit(per_page)).all()
+    return render_template("public/team.html", team=team, members=members, submissions=subs,
+                           endpoint="public.team_page",
+                           pager_args={"team_id": team_id, "per_page": per_page}, page=page,
+                           pages=max(1, -(-total // per_page)), total=total)

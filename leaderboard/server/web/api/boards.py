@@ -10,7 +10,7 @@ from flask import Response, current_app, json, jsonify, url_for
 from leaderboard.server.boards import service as boards
 from leaderboard.server.csvsafe import to_csv
 from leaderboard.server.web.api import bp
-from leaderboard.server.web.public import board_args, lazy_session, page_args, paginate
+from leaderboard.server.web.public import board_args, lazy_session, page_args
 
 _PUBLIC_INFO = ("key", "title", "version", "tasks", "modalities", "splits", "metrics",
                 "private_revealed", "submissions_open")
@@ -47,11 +47,10 @@ def board_json(key: str, task: str, split: str):
     """One page of a board. Query: modality, slice, mode (team|all), page, per_page."""
     args = board_args(key, task, split)
     page, per_page = page_args()
-    b = boards.board(lazy_session, **args)
+    b = boards.board(lazy_session, **args, page=page, per_page=per_page)
 
     def compute() -> str:
-        body = {k: v for k, v in b.items() if k != "rows"}
-        body.update(paginate(b["rows"], page, per_page))
+        body = {k: v for k, v in b.items() if k not in ("ranked", "baselines")}
         return json.dumps(body)
 
     cache_key = ("board_json", task, split, args["modality"], b["slice_key"], args["mode"],
@@ -105,8 +104,12 @@ def list_modalities():
 
 @bp.get("/modalities/<modality>")
 def modality_json(modality: str):
-    """The per-modality board: each team's headline per task and the mean-rank aggregate."""
-    return jsonify(boards.modality_board(lazy_session, modality))
+    """One page of the per-modality board: each team's headline per task and the mean-rank
+    aggregate. Query: page, per_page."""
+    page, per_page = page_args()
+    mb = boards.modality_board(lazy_session, modality, page=page, per_page=per_page)
+    return _json(boards.get_cache().get_or_compute(
+        boards.CROSS, ("modality_json", modality, page, per_page), lambda: json.dumps(mb)))
 
 
 @bp.get("/")

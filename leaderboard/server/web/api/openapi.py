@@ -71,7 +71,7 @@ OPERATIONS: dict[tuple[str, str], dict] = {
                 "modality": {"type": "string"}, "url": {"type": "string"}}}}}})}},
     ("api.modality_json", "GET"): {
         "summary": "Per-modality board: headline per task and mean-rank aggregate",
-        "tags": ["boards"], "responses": {"200": _json(_ref("ModalityBoard")), **_ERRORS}},
+        "tags": ["boards"], "parameters": _PAGING, "responses": {"200": _json(_ref("ModalityBoard")), **_ERRORS}},
     ("api.openapi", "GET"): {
         "summary": "This document", "tags": ["meta"],
         "responses": {"200": _json({"type": "object"})}},
@@ -109,9 +109,12 @@ OPERATIONS: dict[tuple[str, str], dict] = {
         "summary": "The caller's team's submissions, newest first", "tags": ["submissions"],
         "security": [{"bearerAuth": []}],
         "parameters": [{"name": "limit", "in": "query",
-                        "schema": {"type": "integer", "minimum": 1, "maximum": 200}}],
+                        "schema": {"type": "integer", "minimum": 1, "maximum": 200}},
+                       {"name": "before", "in": "query", "schema": {"type": "integer"},
+                        "description": "the next page: the next_before of the previous one"}],
         "responses": {"200": _json({"type": "object", "properties": {"submissions": {
-            "type": "array", "items": _ref("SubmissionStatus")}}}), **_AUTH_ERRORS}},
+            "type": "array", "items": _ref("SubmissionStatus")},
+            "next_before": {"type": ["integer", "null"]}}}), **_AUTH_ERRORS}},
 }
 
 SCHEMAS = {

@@ -54,5 +54,11 @@ def list_submissions():
         raise ServiceError("you are not in a team, so you have no submissions", status=404,
                            code="not_found")
     limit = int_param("limit", request.args.get("limit"), default=50, low=1, high=200)
-    subs = submissions.team_submissions(get_session(), user.team_id, limit=limit)
-    return jsonify({"submissions": [submissions.status_dict(s, owner=True) for s in subs]})
+    before = request.args.get("before")
+    before = None if before is None else int_param("before", before, low=1, high=2**62)
+    subs = submissions.team_submissions(get_session(), user.team_id, limit=limit,
+                                        before=before)
+    # keyset pagination: the next page is ?before=<last id> while a full page came back
+    nxt = subs[-1].id if len(subs) == limit else None
+    return jsonify({"submissions": [submissions.status_dict(s, owner=True) for s in subs],
+                    "next_before": nxt})

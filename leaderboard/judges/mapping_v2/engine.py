@@ -1,0 +1,238 @@
+"""Artifact mapping v2: a response's sentences, each rule's mentions, their polarity, the claims.
+
+`map_response(text, keys)` returns the artifacts (among `keys`, the item's modality) that the
+response claims are present. `analyze(text, keys)` also returns what it denies (for tests and
+error analysis). The pipeline:
+
+1. `segment.split`: sentences with their list item's topic.
+2. Per sentence: generic or unassessable spans are skipped (`scope.generic_spans`); a
+   mid-sentence self-correction drops what it retracts.
+3. Per candidate artifact whose trigger occurs: each rule's mentions are claims or denials
+   (`scope.is_denied`, rule kinds in `patterns.py`).
+4. Per item: a benign framing ("not an artifact") turns quality claims into denials.
+5. Across sentences: a denial made at or after a self-correction ("Wait - let me correct: the
+   shadow is consistent") retracts the earlier claims of that artifact.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from leaderboard.core.taxonomy import ARTIFACT_KEYS, artifacts_for
+from leaderboard.judges.mapping_v2 import scope, segment
+from leaderboard.judges.mapping_v2.lexicon_human import HUMAN
+from leaderboard.judges.mapping_v2.lexicon_scene import SCENE
+from leaderboard.judges.mapping_v2.lexicon_signal import SIGNAL
+from leaderboard.judges.mapping_v2.patterns import Artifact, Rule
+from leaderboard.judges.mapping_v2.prefilter import Index, required_literals
+
+LEXICON: dict[str, Artifact] = {k: {**SIGNAL, **SCENE, **HUMAN}[k] for k in ARTIFACT_KEYS}
+_VISUAL = frozenset(artifacts_for("image"))
+# Every rule needs its first pattern (a pair's term) to occur; one scan of a sentence for all
+# those patterns' literals tells which rules can fire (`prefilter.Index`).
+# A pair or co-occurrence rule needs its second pattern too.
+_PARTS = {(key, i, part): (rule.a if part == "a" else rule.b)
+          for key, art in LEXICON.items() for i, rule in enumerate(art.rules)
+          for part in ("a", "b") if part == "a" or rule.b is not None}
+INDEX = Index(list(_PARTS), {o: required_literals(p) for o, p in _PARTS.items()})
+_NEEDS_B = {(k, i) for k, i, part in _PARTS if part == "b"}
+
+CLAIM, DENY = "claim", "deny"
+# A qualifier before its term across one of these describes the clause's subject, not the term.
+_RELATION = re.compile(r"n't\b|\bnot\b|\bwith\b|\bbetween\b|\bto\b|\bthan\b|\bagainst\b", re.I)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    claimed: frozenset[str]
+    denied: frozenset[str]
+
+
+def _in_spans(pos: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= pos < b for a, b in spans)
+
+
+def _excluded(artifact: Artifact, text: str, start: int, end: int) -> bool:
+    if artifact.exclude is None:
+        return False
+    lo = scope.scope_start(text, start)
+    stop = scope.BOUNDARY.search(text, end)
+    return artifact.exclude.search(text, lo, stop.start() if stop else len(text)) is not None
+
+
+class _Ctx:
+    """One sentence being read: its text, where its topic ends, its generic spans, and memos of
+    the polarity checks (the same mention is asked about by several rules)."""
+
+    __slots__ = ("text", "body", "spans", "want_denials", "_denied")
+
+    def __init__(self, text: str, body: int, spans, want_denials: bool) -> None:
+        self.text, self.body, self.spans, self.want_denials = text, body, spans, want_denials
+        self._denied: dict = {}
+
+    def denied(self, start: int, end: int, flaw: frozenset[str]) -> bool:
+        key = (start, end, flaw)
+        hit = self._denied.get(key)
+        if hit is None:
+            hit = self._denied[key] = scope.is_denied(self.text, start, end, flaw)
+        return hit
+
+
+def _rule_verdict(rule: Rule, artifact: Artifact, ctx: _Ctx) -> str | None:
+    """CLAIM if some mention of ``rule`` in the sentence asserts the artifact, DENY if it is only
+    mentioned to be denied, None if not mentioned. ``ctx.text[:ctx.body]`` is the item's topic."""
+    text, body, spans, flaw = ctx.text, ctx.body, ctx.spans, artifact.flaw_words
+    verdict = None
+    if rule.kind in ("P", "A"):
+        for m in rule.a.finditer(text):
+            if _in_spans(m.start(), spans) or _excluded(artifact, text, m.start(), m.end()):
+                continue
+            if rule.kind == "A" or not ctx.denied(m.start(), m.end(), flaw):
+                return CLAIM
+            verdict = DENY
+        return verdict
+    if rule.kind == "C":
+        terms = [t for t in rule.a.finditer(text) if not _in_spans(t.start(), spans)]
+        if not terms:
+            return None
+        for q in rule.b.finditer(text):
+            if _in_spans(q.start(), spans):
+                continue
+            for t in terms:
+                if t.start() < q.end() and q.start() < t.end():
+                    continue  # one word cannot be both the subject and its qualifier
+                in_topic = t.end() <= body
+                first, last = (t, q) if t.start() < q.start() else (q, t)
+                if not in_topic and not scope.same_scope(text, first.end(), last.start()):
+                    continue
+                if first is q and _RELATION.search(text, q.start(), t.start()):
+                    continue  # "the lighting doesn't match the background": the relation's object
+                if _excluded(artifact, text, q.start(), q.end()) or \
+                        _excluded(artifact, text, t.start(), t.end()):
+                    continue
+                if ctx.denied(q.start(), q.end(), flaw) or ctx.denied(t.start(), t.end(), flaw):
+                    verdict = DENY
+                    continue
+                return CLAIM
+        if verdict is None and ctx.want_denials and any(
+                ctx.denied(t.start(), t.end(), flaw) and
+                not _excluded(artifact, text, t.start(), t.end()) for t in terms):
+            verdict = DENY  # the subject is mentioned only to be approved ("lighting is natural")
+        return verdict
+    # "S": both patterns in the sentence body, the first not denied.
+    if rule.unless is not None and rule.unless.search(text, body):
+        return None
+    firsts = [m for m in rule.a.finditer(text, body) if not _in_spans(m.start(), spans)]
+    if not firsts or not any(not _in_spans(m.start(), spans) for m in rule.b.finditer(text, body)):
+        return None
+    for m in firsts:
+        if _excluded(artifact, text, m.start(), m.end()):
+            continue
+        if ctx.denied(m.start(), m.end(), flaw):
+            verdict = DENY
+            continue
+        return CLAIM
+    return verdict
+
+
+def _verdict(artifact: Artifact, rules: list[Rule], ctx: _Ctx, audio_only: bool) -> str | None:
+    if artifact.context is not None and not audio_only and not artifact.context.search(ctx.text):
+        return None
+    verdict = None
+    for rule in rules:
+        v = _rule_verdict(rule, artifact, ctx)
+        if v == CLAIM:
+            return CLAIM
+        verdict = verdict or v
+    return verdict
+
+
+def analyze(response: str, keys=ARTIFACT_KEYS, *, denials: bool = True) -> Analysis:
+    """What ``response`` claims and denies among ``keys`` (module docstring). With
+    ``denials=False`` the denied set may be incomplete (faster; the claims are the same)."""
+    keys = list(keys)
+    wanted = frozenset(keys)
+    audio_only = not _VISUAL.intersection(keys)
+    sentences = segment.split(response)
+    benign = {s.item for s in sentences if scope.BENIGN.search(s.text)}
+    claimed_at: dict[str, list[int]] = {}
+    denied_at: dict[str, list[int]] = {}
+    correction_at: int | None = None
+    for idx, sent in enumerate(sentences):
+        text = scope.strip_retraction(sent.text)
+        if correction_at is None and scope.CORRECTION.search(f"{sent.topic} {text}"):
+            correction_at = idx
+        if sent.frame == "generic":
+            continue
+        body = len(sent.topic) + len(scope.TOPIC_SEP) if sent.topic else 0
+        full = f"{sent.topic}{scope.TOPIC_SEP}{text}" if sent.topic else text
+        live: dict[str, list[int]] = {}
+        found = INDEX.live(full.lower())
+        for key, i, part in found:
+            # a pair's term alone can only be denied ("the lighting looks natural")
+            if part == "a" and key in wanted and ((key, i) not in _NEEDS_B or
+                                                  (key, i, "b") in found or
+                                                  denials and LEXICON[key].rules[i].kind == "C"):
+                live.setdefault(key, []).append(i)
+        if not live:
+            continue
+        spans = [(a + body, b + body) for a, b in scope.generic_spans(text)]
+        if spans and spans[0] == (body, len(full)):
+            continue
+        ctx = _Ctx(full, body, spans, denials)
+        for key in keys:
+            if key not in live:
+                continue
+            artifact = LEXICON[key]
+            rules = [artifact.rules[i] for i in sorted(live[key])]
+            v = _verdict(artifact, rules, ctx, audio_only)
+            if v == CLAIM and (sent.frame == "deny" or artifact.quality and sent.item in benign):
+                v = DENY
+            if v is not None:
+                (claimed_at if v == CLAIM else denied_at).setdefault(key, []).append(idx)
+    if correction_at is not None:
+        for key, where in denied_at.items():
+            last_denial = max(where)
+            if last_denial >= correction_at and key in claimed_at:
+                kept = [i for i in claimed_at[key] if i > last_denial]
+                if kept:
+                    claimed_at[key] = kept
+                else:
+                    del claimed_at[key]
+    claimed = frozenset(claimed_at)
+    return Analysis(claimed, frozenset(denied_at) - claimed)
+
+
+def map_response(response: str, keys=ARTIFACT_KEYS) -> frozenset[str]:
+    """Artifacts among ``keys`` that ``response`` claims are present."""
+    # denials only matter to the claims when a self-correction can retract one
+    return analyze(response, keys, denials=bool(scope.CORRECTION.search(response))).claimed
+
+
+def claim_clauses(response: str, keys=ARTIFACT_KEYS) -> list[str]:
+    """The response's clauses that may claim something, for an embedding judge (`local-minilm@2`).
+
+    Clauses are cut at scope boundaries (`scope.BOUNDARY`), prefixed with their item's topic
+    ("Colour: too vivid"). Dropped: generic and unassessable spans, retracted text, and clauses
+    the rules read as denials only ("no visible blur", "the lighting looks natural").
+    """
+    keys = list(keys)
+    out: list[str] = []
+    for sent in segment.split(response):
+        text = scope.strip_retraction(sent.text)
+        spans = scope.generic_spans(text)
+        start = 0
+        pieces = []
+        for m in scope.CLAUSE_BOUNDARY.finditer(text + "."):
+            pieces.append((start, m.start()))
+            start = m.end()
+        for a, b in pieces:
+            clause = text[a:b].strip(" ,-")
+            if len(clause) < 3 or any(lo <= a < hi for lo, hi in spans):
+                continue
+            clause = f"{sent.topic}: {clause}" if sent.topic else clause
+            result = analyze(clause, keys)
+            if result.denied and not result.claimed:
+                continue
+            out.append(clause)
+    return out

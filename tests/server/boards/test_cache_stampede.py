@@ -1,0 +1,74 @@
+"""The board cache under load (issue 16): one rebuild at a time per entry, the previous version
+served meanwhile, and superseded versions replaced rather than left to expire."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from tests.redis_db import redis_test_url
+
+
+@pytest.fixture
+def r():
+    import redis as redis_lib
+    client = redis_lib.Redis.from_url(redis_test_url(11))
+    client.flushdb()
+    yield client
+    client.flushdb()
+
+
+def test_stale_version_served_while_another_process_rebuilds(r):
+    from leaderboard.server.boards.cache import BoardCache
+    a, b = BoardCache(redis_client=r, lock_s=2), BoardCache(redis_client=r, lock_s=2)
+    assert a.get_or_compute("demo", ("k",), lambda: "v1") == "v1"
+    b.invalidate("demo")
+    started, release = threading.Event(), threading.Event()
+    calls = []
+
+    def slow():
+        calls.append(1)
+        started.set()
+        release.wait(5)
+        return "v2"
+
+    t = threading.Thread(target=lambda: a.get_or_compute("demo", ("k",), slow))
+    t.start()
+    started.wait(5)
+    t0 = time.monotonic()
+    assert b.get_or_compute("demo", ("k",), lambda: calls.append(2) or "dup") == "v1"
+    assert time.monotonic() - t0 < 0.5 and b.stale_served == 1
+    release.set()
+    t.join(5)
+    assert calls == [1]  # one rebuild, not one per reader
+    assert b.get_or_compute("demo", ("k",), lambda: "never") == "v2"
+
+
+def test_cold_readers_wait_for_the_one_rebuild(r):
+    from leaderboard.server.boards.cache import BoardCache
+    caches = [BoardCache(redis_client=r, lock_s=3) for _ in range(6)]
+    calls, out = [], []
+
+    def compute():
+        calls.append(1)
+        time.sleep(0.3)
+        return {"rows": [1]}
+
+    threads = [threading.Thread(target=lambda c=c: out.append(
+        c.get_or_compute("demo", ("cold",), compute))) for c in caches]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert out == [{"rows": [1]}] * 6 and calls == [1]
+
+
+def test_superseded_versions_are_replaced(r):
+    from leaderboard.server.boards.cache import BoardCache
+    a = BoardCache(redis_client=r)
+    for i in range(5):
+        assert a.get_or_compute("demo", ("k",), lambda i=i: i) == i
+        a.invalidate("demo")
+    entries = [k for k in r.scan_iter("lb:boards:v:*")]
+    assert len(entries) == 1

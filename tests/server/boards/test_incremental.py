@@ -1,0 +1,210 @@
+"""Incremental standings (issue 16): after every kind of event, each board read from the
+standings equals the board built from the score rows, and equals a full rebuild.
+
+Events: scored, rescored (scores replaced), hidden / shown again, made private, disqualified,
+selected, moved to another team, failed, a judge's records added, the private part revealed.
+"""
+from __future__ import annotations
+
+import random
+
+from sqlalchemy import delete, select
+
+from leaderboard.server.boards import ledger
+from leaderboard.server.boards import service as boards
+from leaderboard.server.models import Benchmark, Score
+from leaderboard.server.models.standings import Standing
+
+KEYS = ("columns", "rows", "primary", "rule", "slices", "slice_choices", "part", "pick_part",
+        "slice_key")
+
+
+def _boards(session, bench_id):
+    bench = session.get(Benchmark, bench_id)
+    info = boards._info_of(bench)
+    for t in info["tasks"]:
+        for split in info["splits"]:
+            for modality in (None, *t["modalities"]):
+                for wanted in ({}, {"generator": "g1"}):
+                    for mode in boards.MODES:
+                        args = dict(modality=modality, wanted=wanted, mode=mode)
+                        yield (t["key"], split, modality, str(wanted), mode), \
+                            boards.compute_board(session, info, t, split, **args), \
+                            boards.compute_board_full(session, info, t, split, **args)
+
+
+def _check(session, bench_id):
+    session.commit()
+    seen = {}
+    for key, inc, full in _boards(session, bench_id):
+        for k in KEYS:
+            assert inc[k] == full[k], (key, k)
+        assert inc["total"] == len(full["rows"])
+        assert inc["ranked"] == sum(r["rank"] is not None for r in full["rows"])
+        seen[key] = inc
+    rows = sorted((s, k, r or "") for s, k, r in session.execute(
+        select(Standing.submission_id, Standing.sort_key, Standing.rep_key)))
+    ledger.rebuild(session, bench_id)
+    session.flush()
+    for key, inc, _full in _boards(session, bench_id):
+        assert {k: inc[k] for k in KEYS} == {k: seen[key][k] for k in KEYS}, key
+    rebuilt = sorted((s, k, r or "") for s, k, r in session.execute(
+        select(Standing.submission_id, Standing.sort_key, Standing.rep_key)))
+    assert rebuilt == rows
+    session.rollback()  # keep the incremental rows: the next event builds on them
+
+
+def _score(make, sub, rng, *, judge=None):
+    for part in ("public", "private", "all") if sub.split == "test" else ("all",):
+        for skey in ("", "modality=image", "modality=video", "generator=g1"):
+            task = "detection"
+            for metric in ("accuracy", "fpr", "ap"):
+                value = None if rng.random() < 0.1 else rng.choice([0.5, 0.75, rng.random()])
+                make.score(sub, part=part, task=task, metric=metric, value=value,
+                           slice_key=skey, judge=judge if metric == "ap" else None)
+            make.score(sub, part=part, task="judgment", metric="accuracy",
+                       value=rng.random(), slice_key=skey)
+
+
+def test_incremental_equals_full_after_every_event(boards_session, make):
+    rng = random.Random(16)
+    s = boards_session
+    bench = make.benchmark()
+    teams = [make.team() for _ in range(3)]
+    subs = []
+    for i in range(9):
+        team = teams[i % 3] if i < 7 else None
+        sub = make.submission(bench, team, split="test" if i % 4 else "dev",
+                              is_baseline=(i == 8), baseline_kind="random" if i == 8 else None)
+        _score(make, sub, rng)
+        subs.append(sub)
+    _check(s, bench.id)
+    # rescored: scores replaced
+    s.execute(delete(Score).where(Score.submission_id == subs[1].id))
+    _score(make, subs[1], rng)
+    s.flush()
+    _check(s, bench.id)
+    subs[2].hidden = True
+    _check(s, bench.id)
+    subs[2].hidden = False
+    subs[3].is_public = False
+    _check(s, bench.id)
+    subs[5].disqualified_reason = "copied"
+    _check(s, bench.id)
+    subs[6].selected = True
+    _check(s, bench.id)
+    subs[1].team_id = teams[2].id
+    _check(s, bench.id)
+    subs[7].status = "failed"
+    _check(s, bench.id)
+    subs[5].disqualified_reason = None
+    subs[3].is_public = True
+    _check(s, bench.id)
+    # a judge's records on a new submission (only the board's judge counts)
+    sub = make.submission(bench, teams[0], split="test")
+    _score(make, sub, rng, judge="someone-else@1")
+    _check(s, bench.id)
+    bench.private_revealed = True
+    _check(s, bench.id)
+
+
+def test_ties_and_na_keep_their_order(boards_session, make):
+    """Equal values tie-break on time then id, n/a last, on both backends' key ordering."""
+    s = boards_session
+    bench = make.benchmark()
+    for i, v in enumerate([0.5, 0.5, None, -0.0, 0.0, 1e-300, 0.5]):
+        make.submission(bench, make.team(), minutes=10 - i % 2,
+                        scores={"public": {"accuracy": v, "fpr": 0.1},
+                                "private": {"accuracy": v}})
+    _check(s, bench.id)
+
+
+def test_board_pages_rank_across_pages(boards_session, make):
+    s = boards_session
+    bench = make.benchmark()
+    for i in range(7):
+        make.submission(bench, make.team(), scores={"public": {"accuracy": i / 10}})
+    make.submission(bench, None, is_baseline=True, baseline_kind="random",
+                    scores={"public": {"accuracy": 0.35}})
+    s.commit()
+    pages = [boards.board(s, benchmark_key="demo", task="detection", split="test", page=p,
+                          per_page=3) for p in (1, 2, 3)]
+    ranks = [r["rank"] for p in pages for r in p["rows"]]
+    assert ranks == [1, 2, 3, None, 4, 5, 6, 7]
+    assert pages[0]["total"] == 8 and pages[0]["pages"] == 3 and pages[0]["ranked"] == 7
+    assert [r["baseline_kind"] for r in pages[0]["baselines"]] == ["random"]
+    whole = boards.board(s, benchmark_key="demo", task="detection", split="test")
+    assert [r["submission_id"] for p in pages for r in p["rows"]] == \
+        [r["submission_id"] for r in whole["rows"]]
+
+
+def test_fill_if_empty_builds_standings_of_an_upgraded_database(boards_session, make):
+    from leaderboard.server.models.standings import StandingBoard
+    s = boards_session
+    bench = make.benchmark()
+    for i in range(4):
+        make.submission(bench, make.team(), scores={"public": {"accuracy": i / 10},
+                                                    "private": {"accuracy": 1 - i / 10}})
+    s.commit()
+    before = [r for _k, inc, _f in _boards(s, bench.id) for r in inc["rows"]]
+    s.execute(delete(Standing))
+    s.execute(delete(StandingBoard))
+    assert ledger.fill_if_empty(s) > 0
+    assert ledger.fill_if_empty(s) == 0
+    assert [r for _k, inc, _f in _boards(s, bench.id) for r in inc["rows"]] == before
+
+
+def _modality_reference(session, modality):
+    """The per-modality board as it was built before issue 16: from every board's rows."""
+    from leaderboard.server.boards import standings
+    columns, table, teams, cells, baselines = [], {}, {}, {}, {}
+    for bench in session.scalars(select(Benchmark).order_by(Benchmark.key)):
+        info = boards._info_of(bench)
+        split = boards.board_split(info)
+        for t in info["tasks"]:
+            if modality not in t["modalities"]:
+                continue
+            b = boards.compute_board_full(session, info, t, split, modality=modality,
+                                          wanted={}, mode="team")
+            col = f"{info['key']}/{t['key']}"
+            columns.append((col, bool(info["metrics"][t["headline"]]["higher_is_better"])))
+            for row in b["rows"]:
+                cell = {**row["values"][t["headline"]], "submission_id": row["submission_id"]}
+                if row["is_baseline"]:
+                    baselines.setdefault(row["baseline_kind"], {})[col] = cell
+                    continue
+                rk = (f"team:{row['team']['id']}" if row["team"]["id"] is not None
+                      else f"submission:{row['submission_id']}")
+                teams[rk] = row["team"]
+                table.setdefault(rk, {})[col] = cell["value"]
+                cells.setdefault(rk, {})[col] = cell
+    aggregate = standings.mean_rank_aggregate(table, dict(columns))
+    rows = [{"rank": i if a.mean_rank is not None else None, "team": teams[a.key],
+             "mean_rank": a.mean_rank, "entries": a.entries,
+             "cells": {c: {**cell, "rank": a.ranks.get(c)} for c, cell in cells[a.key].items()}}
+            for i, a in enumerate(aggregate, start=1)]
+    return rows, [{"kind": k, "cells": v} for k, v in sorted(baselines.items())]
+
+
+def test_modality_aggregate_equals_the_one_built_from_boards(boards_app, boards_session, make):
+    rng = random.Random(3)
+    s = boards_session
+    one, two = make.benchmark("one"), make.benchmark("two")
+    teams = [make.team() for _ in range(6)]
+    for i in range(30):
+        bench = (one, two)[i % 2]
+        team = None if i % 7 == 0 else teams[i % 6]
+        value = rng.choice([0.5, 0.25, None, rng.random()])
+        make.submission(bench, team, task=("detection", "judgment")[i % 3 == 0],
+                        slice_key="modality=image" if i % 3 else "",
+                        scores={"public": {"accuracy": value, "fpr": rng.random()},
+                                "private": {"accuracy": rng.random()}})
+    make.submission(two, None, task="judgment", is_baseline=True, baseline_kind="random",
+                    scores={"public": {"accuracy": 0.5}})
+    s.commit()
+    with boards_app.app_context():
+        got = boards.modality_board(s, "image")
+        page = boards.modality_board(s, "image", page=2, per_page=3)
+    rows, base = _modality_reference(s, "image")
+    assert got["rows"] == rows and got["baselines"] == base
+    assert page["rows"] == rows[3:6] and page["total"] == len(rows)
