@@ -80,6 +80,9 @@ class ScoreResult:
     covered: list[dict] = field(default_factory=list)
     #: plot data: {"part", "task", "slice", "kind": "roc"|"pr", "x": [...], "y": [...]}
     curves: list[dict] = field(default_factory=list)
+    #: per part, per task: the headline's per-item outcomes (`leaderboard.core.outcomes`);
+    #: they reveal labels, so they are kept by the server and never printed or served
+    outcomes: dict[str, dict] = field(default_factory=dict)
 
     @property
     def records(self) -> list[MetricRecord]:

@@ -17,6 +17,7 @@ from typing import IO, Callable, Iterator
 import numpy as np
 
 from leaderboard.core.benchmarks.base import Block, ScoringContext
+from leaderboard.core.outcomes import block_outcome
 from leaderboard.core.packs import HELD_OUT_SPLITS, Pack
 from leaderboard.core.predictions import (
     PredictionSet,
@@ -142,6 +143,10 @@ def score_validated(pack: Pack, split: str, preds: PredictionSet, *, labels: Tab
                               _SubColumns(block.truth, mask),
                               {k: v[mask] for k, v in block.pred.items()}, block.letters)
             out = bench.score_block(block, ctx)
+            outcome = block_outcome(pack.key, block, ctx)
+            if outcome is not None:
+                outcome.complete = complete
+                result.outcomes.setdefault(part, {})[task.key] = outcome
             if not complete:
                 out = [r for r in out if "modality" in r.slice]
             records.extend(out)

@@ -271,6 +271,16 @@ def _counted_columns(block: Block) -> np.ndarray:
     return cols
 
 
+def mapped_artifacts(block: Block, ctx: ScoringContext) -> tuple[np.ndarray, str] | None:
+    """`_mapped_artifacts`, once per block and context: the per-item outcomes
+    (`leaderboard.core.outcomes`) read the same mapping, and a judge's mapping is the expensive
+    part of scoring."""
+    memo = block.__dict__.get("_mapped")
+    if memo is None or memo[0] is not ctx:  # another context may bring another judge
+        memo = block.__dict__["_mapped"] = (ctx, _mapped_artifacts(block, ctx))
+    return memo[1]
+
+
 def _mapped_artifacts(block: Block, ctx: ScoringContext) -> tuple[np.ndarray, str] | None:
     """R per row and the judge identity; None when a judge is needed and there is none."""
     predicted = np.zeros((len(block), len(ARTIFACT_KEYS)), dtype=bool)
@@ -325,7 +335,7 @@ def _score_oeq(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
         called_authentic = decided & ~called_fake
         out += [_proportion(task, "accuracy", slc, ok[mask], ctx) for slc, mask in slices]
         out += _unparsable(block, ~decided)
-    mapped = _mapped_artifacts(block, ctx)
+    mapped = mapped_artifacts(block, ctx)
     if mapped is None:
         for metric in _OEQ_METRICS:
             ctx.pending.append({"task": task, "metric": metric,

@@ -15,6 +15,8 @@ records stay and are marked per cell (a column never mixes judges).
 """
 from __future__ import annotations
 
+import logging
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -28,6 +30,8 @@ from leaderboard.server.boards.reads import team_rows as reads_team_rows
 from leaderboard.server.boards.standings import Cell, Column, Entry
 from leaderboard.server.models import Benchmark, Score, Submission, Team
 from leaderboard.server.services import NotFound, ServiceError
+
+log = logging.getLogger(__name__)
 
 #: display order of modalities (benchmarks.md, "Per-modality boards")
 MODALITY_ORDER = ("image", "video", "audio", "text", "3d")
@@ -131,8 +135,10 @@ def board(session: Session, *, benchmark_key: str, task: str, split: str,
     key = ("board", task, split, modality, slice_key_of(wanted), mode, page, per_page)
     return get_cache().get_or_compute(
         benchmark_key, key,
-        lambda: compute_board(session, info, t, split, modality=modality, wanted=wanted,
-                              mode=mode, page=page, per_page=per_page))
+        lambda: _with_intervals(session, info, t, split, modality=modality, wanted=wanted,
+                                mode=mode, page=compute_board(
+                                    session, info, t, split, modality=modality, wanted=wanted,
+                                    mode=mode, page=page, per_page=per_page)))
 
 
 def compute_board(session: Session, info: dict, task: dict, split: str, *,
@@ -204,6 +210,46 @@ def compute_board_full(session: Session, info: dict, task: dict, split: str, *,
     return {**base, "rule": rule,
             "rows": [{**_row_dict(r, columns), "judges": judges.get(r.entry.submission_id, {})}
                      for r in rows]}
+
+
+def _with_intervals(session: Session, info: dict, task: dict, split: str, *,
+                    modality: str | None, wanted: dict, mode: str, page: dict) -> dict:
+    """``page`` with each row's ``rank_interval`` (or None) and ``interval_rule``, the rule
+    under the board (issue 14; `leaderboard.server.boards.intervals`).
+
+    The intervals are the board's, whatever the page: computed once from its top rows and
+    cached with the board (so cleared by `invalidate_boards` with everything else on it)."""
+    from leaderboard.server.boards import intervals
+
+    found: dict = {}
+    if page.get("rows"):
+        key = ("intervals", task["key"], split, page["slice_key"], mode)
+        found = get_cache().get_or_compute(info["key"], key, lambda: _board_intervals(
+            session, info, task, split, modality=modality, wanted=wanted, mode=mode,
+            baselines=len(page.get("baselines", []))))
+    for r in page.get("rows", []):
+        r["rank_interval"] = found.get(str(r["submission_id"]))  # str: JSON-cached keys
+    page["interval_rule"] = intervals.RULE if found else ""
+    return page
+
+
+def _board_intervals(session: Session, info: dict, task: dict, split: str, *,
+                     modality: str | None, wanted: dict, mode: str, baselines: int) -> dict:
+    from leaderboard.server.boards import intervals
+
+    top = compute_board(session, info, task, split, modality=modality, wanted=wanted,
+                        mode=mode, page=1, per_page=min(MAX_PER_PAGE, intervals.TOP + baselines))
+    hib = next((c["higher_is_better"] for c in top["columns"]
+                if c["metric"] == top.get("primary")), True)
+    try:
+        found = intervals.board_intervals(task=task, part=top["part"],
+                                          slice_key=top["slice_key"], primary=top["primary"],
+                                          higher_is_better=hib, rows=top["rows"],
+                                          total=top.get("ranked"))
+    except Exception:  # noqa: BLE001 - a missing interval must never cost the board itself
+        log.exception("rank intervals failed task=%s slice=%s", task["key"], top["slice_key"])
+        found = {}
+    return {str(sid): iv for sid, iv in found.items()}
 
 
 def _available_slices(session: Session, info: dict, task: dict, split: str,

@@ -33,7 +33,7 @@ from leaderboard.server.db import get_db
 from leaderboard.server.jobs import lease
 from leaderboard.server.jobs.queue import current_job_id, redis_connection
 from leaderboard.server.models import Benchmark, LabelSet, Submission
-from leaderboard.server.services import judging
+from leaderboard.server.services import judging, outcome_store
 from leaderboard.server.services import scoring_service as svc
 from leaderboard.server.services.judge_cache import ShortSessionCache
 
@@ -156,6 +156,7 @@ def _judge(submission_id: int, claim, identity: str, sha: str, cfg) -> dict:
             return {"submission": submission_id, "status": "superseded"}
         n = svc.store_result(session, submission_id, result)
         judging.set_state(sub, "done", identity)
+    outcome_store.save_result(cfg["DATA_DIR"], submission_id, result)
     invalidate_boards(claim.benchmark_key)
     log.info("job=judge submission=%s outcome=judged records=%s judged=%s cached=%s",
              submission_id, n, caching.judged, caching.hits)

@@ -35,6 +35,7 @@ from leaderboard.server.jobs.queue import (
     mark_queued,
     redis_connection,
 )
+from leaderboard.server.services import outcome_store
 from leaderboard.server.services import scoring_service as svc
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,7 @@ def record_invalid(submission_id: int, err: PredictionError, *, job: str,
         if attempt is not None and not svc.still_claimed(session, submission_id, attempt):
             return _superseded(submission_id, job)
         svc.record_invalid(session, submission_id, err)
+    outcome_store.delete(current_app.config["DATA_DIR"], submission_id)
     if phases is None:
         log.info("job=%s submission=%s outcome=invalid problems=%s", job, submission_id,
                  err.problems.total)
@@ -91,6 +93,10 @@ def store_scores(submission_id: int, benchmark_key: str, result, *, job: str,
             _superseded(submission_id, job)
             return None
         n = svc.store_result(session, submission_id, result)
+    # per-item outcomes (rank intervals, comparisons): after the commit, before the boards
+    # are invalidated, so the next board computation reads the new file
+    with timed.phase("outcomes"):
+        outcome_store.save_result(current_app.config["DATA_DIR"], submission_id, result)
     with timed.phase("invalidate"):
         invalidate_boards(benchmark_key)
     if phases is None:

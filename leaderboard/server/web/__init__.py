@@ -89,6 +89,7 @@ def _register_blueprints(app: Flask) -> None:
         api_docs,
         auth,
         challenges,
+        compare,
         ops,
         participate,
         public,
@@ -100,5 +101,5 @@ def _register_blueprints(app: Flask) -> None:
 
     csrf.exempt(api_bp)  # token-authenticated; browsers never send the token by themselves
     for bp in (auth.bp, account.bp, team.bp, submit.bp, api_bp, public.bp, access.bp,
-               admin_base.bp, ops.bp, challenges.bp, api_docs.bp, participate.bp):
+               admin_base.bp, ops.bp, challenges.bp, api_docs.bp, participate.bp, compare.bp):
         app.register_blueprint(bp)

@@ -45,5 +45,6 @@ def api_user(*, required: bool = True):
 
 from leaderboard.server.web.api import (
     boards,  # noqa: E402,F401
+    compare,  # noqa: E402,F401
     submissions,  # noqa: E402,F401  (attach routes)
 )

@@ -71,6 +71,7 @@ def board_csv(key: str, task: str, split: str):
         for c in cols:
             header += [c["metric"], f"{c['metric']}_ci_low", f"{c['metric']}_ci_high",
                        f"{c['metric']}_n"]
+        header += ["rank_lo", "rank_hi", "tied_first"]  # the 95% rank interval (issue 14)
         rows = []
         for r in b["rows"]:
             row = [r["rank"], r["team"]["name"], r["method_name"], r["submission_id"],
@@ -79,6 +80,9 @@ def board_csv(key: str, task: str, split: str):
             for c in cols:
                 v = r["values"][c["metric"]]
                 row += [v["value"], v["ci_low"], v["ci_high"], v["n"]]
+            iv = r.get("rank_interval")
+            row += ([iv["lo"], f"{iv['hi']}+" if iv["open_end"] else iv["hi"],
+                     int(iv["tied_first"])] if iv else ["", "", ""])
             rows.append(row)
         return to_csv(rows, header=header)
 

@@ -1,0 +1,23 @@
+"""``GET /api/v1/compare/<benchmark>/<split>?a=<id>&b=<id>``: the paired comparison as JSON.
+
+Anonymous callers see public submissions; a token (or a logged-in browser) adds the caller's
+team's own and, for admins, every scored one (`leaderboard.server.access.visibility`).
+"""
+from __future__ import annotations
+
+from flask import jsonify, request
+
+from leaderboard.server.db import get_session
+from leaderboard.server.services import ServiceError
+from leaderboard.server.services import compare as svc
+from leaderboard.server.web.api import api_user, bp
+
+
+@bp.get("/compare/<key>/<split>")
+def compare_json(key: str, split: str):
+    """Paired comparison of submissions ``a`` and ``b`` on one split (aggregates only)."""
+    a, b = request.args.get("a"), request.args.get("b")
+    if not a or not b:
+        raise ServiceError("give both submissions: ?a=<id>&b=<id>")
+    return jsonify(svc.compare(get_session(), benchmark_key=key, split=split, a=a, b=b,
+                               viewer=api_user(required=False)))

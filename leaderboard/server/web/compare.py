@@ -1,0 +1,28 @@
+"""The paired-comparison page: ``/compare/<benchmark>/<split>?a=<id>&b=<id>`` (issue 14).
+
+Thin: parses the two ids, asks `leaderboard.server.services.compare`, renders. Without both ids
+it shows the form to pick them (the board links here: "vs above" on each row, and a form under
+the board).
+"""
+from __future__ import annotations
+
+from flask import Blueprint, render_template, request
+from flask_login import current_user
+
+from leaderboard.server.boards import service as boards
+from leaderboard.server.db import get_session
+from leaderboard.server.services import compare as svc
+
+bp = Blueprint("compare", __name__)
+
+
+@bp.route("/compare/<key>/<split>")
+def compare_page(key: str, split: str):
+    info = boards.benchmark_info(get_session(), key)
+    a, b = request.args.get("a"), request.args.get("b")
+    result = None
+    if a and b:
+        result = svc.compare(get_session(), benchmark_key=key, split=split, a=a, b=b,
+                             viewer=current_user)
+    return render_template("compare/page.html", info=info, split=split, a=a or "", b=b or "",
+                           result=result, rule=svc.RULE)
