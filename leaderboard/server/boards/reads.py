@@ -190,3 +190,30 @@ def headline_cells(session: Session, wanted: list[tuple[int, int, str, str | Non
         v = shown_cells(cells, judge).get(metric)
         out[(bid, sid)] = (Cell(v[0], v[1], v[2], v[3] or 0) if v else Cell(None)).as_dict()
     return out
+
+
+def iter_board_rows(session: Session, info: dict, task: dict, split: str, *,
+                    modality: str | None, wanted: dict, mode: str, chunk: int = 1000):
+    """Every row of a board, best first, read in keyset chunks of ``chunk`` rows (an export:
+    memory is one chunk, and no chunk scans the rows before it)."""
+    _shown, _pick, _slices_, _skey, sb = _resolve(session, info, task, split, modality, wanted)
+    if sb is None:
+        return
+    present = {m for m, c in (sb.metrics_json or {}).items() if c > 0}
+    columns = columns_for(info["metrics"], task, present)
+    if not columns:
+        return
+    key = Standing.rep_key if mode == "team" else Standing.all_key
+    last, rank = None, 0
+    while True:
+        q = _rows_query(key).where(Standing.board_id == sb.id, key.is_not(None))
+        if last is not None:
+            q = q.where(key > last)
+        rows = session.execute(q.order_by(key).limit(chunk)).all()
+        if not rows:
+            return
+        for r in rows:
+            if r.competes:
+                rank += 1
+            yield _row_dict(r, columns, sb.judge, rank if r.competes else None)
+        last = rows[-1].key

@@ -22,7 +22,7 @@ from leaderboard.core import records
 from leaderboard.core.records import slice_key_of
 from leaderboard.server.boards import standings
 from leaderboard.server.boards.cache import CROSS, get_cache, invalidate_boards  # noqa: F401  (re-exported for views)
-from leaderboard.server.boards.reads import board_page_from_standings, placement  # noqa: F401
+from leaderboard.server.boards.reads import board_page_from_standings, iter_board_rows, placement  # noqa: F401
 from leaderboard.server.boards.reads import headline_cells as reads_headline_cells
 from leaderboard.server.boards.reads import team_rows as reads_team_rows
 from leaderboard.server.boards.standings import Cell, Column, Entry
@@ -142,6 +142,19 @@ def compute_board(session: Session, info: dict, task: dict, split: str, *,
     count of the competitors ahead of it (no scan of submissions or score rows)."""
     return board_page_from_standings(session, info, task, split, modality=modality,
                                      wanted=wanted, mode=mode, page=page, per_page=per_page)
+
+
+def board_rows(session: Session, *, benchmark_key: str, task: str, split: str,
+               modality: str | None = None, slice_key: str | None = None,
+               mode: str = "team", chunk: int = 1000):
+    """Every row of a board, uncached, in keyset chunks (exports such as the CSV); arguments
+    are checked as by `board`."""
+    info = benchmark_info(session, benchmark_key)
+    t = task_of(info, task)
+    if mode not in MODES:
+        raise ServiceError(f"mode must be one of {list(MODES)}, got {mode!r}")
+    return iter_board_rows(session, info, t, split, modality=modality,
+                           wanted=parse_slice_key(slice_key), mode=mode, chunk=chunk)
 
 
 def compute_board_full(session: Session, info: dict, task: dict, split: str, *,

@@ -208,3 +208,18 @@ def test_modality_aggregate_equals_the_one_built_from_boards(boards_app, boards_
     rows, base = _modality_reference(s, "image")
     assert got["rows"] == rows and got["baselines"] == base
     assert page["rows"] == rows[3:6] and page["total"] == len(rows)
+
+
+def test_export_rows_in_keyset_chunks_equal_the_board(boards_app, boards_session, make):
+    s = boards_session
+    bench = make.benchmark()
+    for i in range(7):
+        make.submission(bench, make.team(), scores={"public": {"accuracy": (i % 3) / 10}},
+                        disqualified_reason="late" if i == 4 else None)
+    make.submission(bench, None, is_baseline=True, baseline_kind="random",
+                    scores={"public": {"accuracy": 0.15}})
+    s.commit()
+    with boards_app.app_context():
+        for mode in boards.MODES:
+            args = dict(benchmark_key="demo", task="detection", split="test", mode=mode)
+            assert list(boards.board_rows(s, **args, chunk=2)) == boards.board(s, **args)["rows"]

@@ -5,7 +5,7 @@ cached with the boards (`leaderboard.server.boards.service.get_cache`), cleared 
 """
 from __future__ import annotations
 
-from flask import Response, current_app, json, jsonify, url_for
+from flask import Response, current_app, json, jsonify, stream_with_context, url_for
 
 from leaderboard.server.boards import service as boards
 from leaderboard.server.csvsafe import to_csv
@@ -60,32 +60,40 @@ def board_json(key: str, task: str, split: str):
 
 @bp.get("/boards/<key>/<task>/<split>.csv")
 def board_csv(key: str, task: str, split: str):
-    """The whole board as CSV (formula-safe cells). Query: modality, slice, mode."""
+    """The whole board as CSV (formula-safe cells). Query: modality, slice, mode.
+
+    Streamed in keyset chunks from the standings: a large board is never held in memory."""
     args = board_args(key, task, split)
-    b = boards.board(lazy_session, **args)
+    b = boards.board(lazy_session, **args, page=1, per_page=1)  # validates; the columns
+    cols = b["columns"]
+    header = ["rank", "team", "method", "submission_id", "baseline", "disqualified",
+              "submitted_at"]
+    for c in cols:
+        header += [c["metric"], f"{c['metric']}_ci_low", f"{c['metric']}_ci_high",
+                   f"{c['metric']}_n"]
 
-    def compute() -> str:
-        cols = b["columns"]
-        header = ["rank", "team", "method", "submission_id", "baseline", "disqualified",
-                  "submitted_at"]
+    def line(r) -> list:
+        row = [r["rank"], r["team"]["name"], r["method_name"], r["submission_id"],
+               r["baseline_kind"] if r["is_baseline"] else "",
+               r["disqualified_reason"] or "", r["created_at"]]
         for c in cols:
-            header += [c["metric"], f"{c['metric']}_ci_low", f"{c['metric']}_ci_high",
-                       f"{c['metric']}_n"]
-        rows = []
-        for r in b["rows"]:
-            row = [r["rank"], r["team"]["name"], r["method_name"], r["submission_id"],
-                   r["baseline_kind"] if r["is_baseline"] else "",
-                   r["disqualified_reason"] or "", r["created_at"]]
-            for c in cols:
-                v = r["values"][c["metric"]]
-                row += [v["value"], v["ci_low"], v["ci_high"], v["n"]]
-            rows.append(row)
-        return to_csv(rows, header=header)
+            v = r["values"][c["metric"]]
+            row += [v["value"], v["ci_low"], v["ci_high"], v["n"]]
+        return row
 
-    cache_key = ("board_csv", task, split, args["modality"], b["slice_key"], args["mode"])
-    body = boards.get_cache().get_or_compute(key, cache_key, compute)
+    def generate():
+        yield to_csv([], header=header)
+        chunk = []
+        for r in boards.board_rows(lazy_session, **args):
+            chunk.append(line(r))
+            if len(chunk) >= 1000:
+                yield to_csv(chunk)
+                chunk = []
+        if chunk:
+            yield to_csv(chunk)
+
     name = "-".join(filter(None, [key, task, split, args["modality"], args["mode"]]))
-    return Response(body, mimetype="text/csv", headers={
+    return Response(stream_with_context(generate()), mimetype="text/csv", headers={
         "Content-Disposition": f'attachment; filename="{name}.csv"'})
 
 
