@@ -12,7 +12,7 @@ score rows (tests hold the two equal), plus paging: ``page``, ``per_page``, ``to
 """
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from leaderboard.core import records
@@ -157,10 +157,12 @@ def placement(session: Session, info: dict, task: dict, split: str, submission_i
     return {"rank": ahead + 1, "of": of}
 
 
-def team_rows(session: Session, info: dict, task: dict, split: str, modality: str | None):
+def team_rows(session: Session, info: dict, task: dict, split: str, modality: str | None, *,
+              baselines: bool = False):
     """(slice, rows) of a board in team mode, best first, for cross-benchmark aggregates: each
-    row (submission_id, team_id, is_baseline, baseline_kind, rep_key), no cells (one index
-    range, no JSON decoded); slice None when the board has no rows."""
+    row (submission_id, team_id, is_baseline, baseline_kind, rep_key), no cells; the team rows,
+    or with ``baselines`` the baseline rows only (a few, through their index); slice None when
+    the board has no rows."""
     _shown, _pick, _slices_, _skey, sb = _resolve(session, info, task, split, modality, {})
     if sb is None:
         return None, []
@@ -168,7 +170,8 @@ def team_rows(session: Session, info: dict, task: dict, split: str, modality: st
         select(Standing.submission_id, Submission.team_id, Submission.is_baseline,
                Submission.baseline_kind, Standing.rep_key)
         .join(Submission, Standing.submission_id == Submission.id)
-        .where(Standing.board_id == sb.id, Standing.rep_key.is_not(None))
+        .where(Standing.board_id == sb.id, Standing.rep_key.is_not(None),
+               Standing.is_baseline.is_(baselines))
         .order_by(Standing.rep_key)).all()
     return sb, rows
 
@@ -217,3 +220,54 @@ def iter_board_rows(session: Session, info: dict, task: dict, split: str, *,
                 rank += 1
             yield _row_dict(r, columns, sb.judge, rank if r.competes else None)
         last = rows[-1].key
+
+
+def mean_rank_page(session: Session, board_ids: list[int], *, offset: int,
+                   limit: int | None) -> tuple[int, list[dict]]:
+    """(teams, one page) of the mean-rank aggregate over boards, computed in the database.
+
+    Each board's team rows (baselines left out) get standard competition ranks by their first
+    key column (equal values share a rank, n/a gets none), partitioned so that n/a rows never
+    take a rank; a row key is "team:<id>" or "submission:<id>". Order: lower mean rank, more
+    entries, then the row key's text; rows without any rank last. The caller makes sure each
+    board's first key column is the column to rank by (not a by-magnitude one). Each returned
+    row: {"key", "team_id", "mean_rank", "entries", "ranks": {board id: rank},
+    "subs": {board id: submission id}}.
+    """
+    if not board_ids:
+        return 0, []
+    pg = session.get_bind().dialect.name == "postgresql"
+    ids = ", ".join(str(int(b)) for b in board_ids)
+    ranked = (
+        "SELECT CASE WHEN sub.team_id IS NOT NULL THEN 'team:' || sub.team_id"
+        " ELSE 'submission:' || s.submission_id END AS rk,"
+        " sub.team_id AS team_id, s.board_id AS board_id, s.submission_id AS submission_id,"
+        " CASE WHEN substr(s.rep_key, 1, 1) = '0' THEN rank() OVER ("
+        "  PARTITION BY s.board_id, substr(s.rep_key, 1, 1) ORDER BY substr(s.rep_key, 1, 17))"
+        " END AS rnk"
+        " FROM standing s JOIN submission sub ON sub.id = s.submission_id"
+        f" WHERE s.board_id IN ({ids}) AND s.rep_key IS NOT NULL"
+        " AND s.is_baseline = " + ("false" if pg else "0"))
+    mean = ("CAST(sum(rnk) AS " + ("double precision" if pg else "REAL") + ")"
+            " / NULLIF(count(rnk), 0)")
+    collate = ' COLLATE "C"' if pg else ""
+    agg = (f"WITH ranked AS ({ranked}), agg AS (SELECT rk, max(team_id) AS team_id,"
+           f" count(rnk) AS entries, {mean} AS mean FROM ranked GROUP BY rk)")
+    total = session.execute(text(f"{agg} SELECT count(*) FROM agg")).scalar_one()
+    page_sql = (f"{agg} SELECT rk, team_id, entries, mean FROM agg"
+                f" ORDER BY (entries = 0), mean, entries DESC, rk{collate}"
+                + ("" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}"))
+    page = session.execute(text(page_sql)).all()
+    out = {rk: {"key": rk, "team_id": team_id, "mean_rank": float(m) if m is not None else None,
+                "entries": entries, "ranks": {}, "subs": {}}
+           for rk, team_id, entries, m in page}
+    if out:
+        # the page's own cells: the ranked rows of its keys only
+        keys = ", ".join("'" + k.replace("'", "''") + "'" for k in out)
+        for rk, bid, sid, rnk in session.execute(text(
+                f"WITH ranked AS ({ranked}) SELECT rk, board_id, submission_id, rnk"
+                f" FROM ranked WHERE rk IN ({keys})")):
+            out[rk]["subs"][bid] = sid
+            if rnk is not None:
+                out[rk]["ranks"][bid] = int(rnk)
+    return total, [out[rk] for rk, *_ in page]

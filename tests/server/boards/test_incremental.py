@@ -223,3 +223,22 @@ def test_export_rows_in_keyset_chunks_equal_the_board(boards_app, boards_session
         for mode in boards.MODES:
             args = dict(benchmark_key="demo", task="detection", split="test", mode=mode)
             assert list(boards.board_rows(s, **args, chunk=2)) == boards.board(s, **args)["rows"]
+
+
+def test_modality_aggregate_of_a_signed_headline_ranks_by_value(boards_app, boards_session,
+                                                                 make):
+    """A by-magnitude headline's keys hold |value|: the aggregate takes the Python path."""
+    from tests.server.boards.conftest import METRICS
+    metrics = {**METRICS, "nbi": {"title": "NBI", "higher_is_better": False, "fmt": "signed",
+                                  "lower": -1.0, "upper": 1.0}}
+    tasks = [{"key": "judgment", "kind": "yesno", "modalities": ["image"], "headline": "nbi",
+              "title": "Judgment", "secondary": []}]
+    s = boards_session
+    bench = make.benchmark("signed", tasks=tasks, metrics=metrics)
+    for v in (-0.5, 0.2, 0.1, -0.05, None):
+        make.submission(bench, make.team(), task="judgment", scores={"public": {"nbi": v}})
+    s.commit()
+    with boards_app.app_context():
+        got = boards.modality_board(s, "image")
+    rows, base = _modality_reference(s, "image")
+    assert got["rows"] == rows and got["baselines"] == base
