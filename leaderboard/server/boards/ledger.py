@@ -457,7 +457,9 @@ def _stream(session: Session, benchmark_id: int, chunk: int):
 def _elect_all(session: Session, board_ids: list[int]) -> None:
     """Elect every group's representative in SQL: selected first, then the best pick key."""
     if session.get_bind().dialect.name == "postgresql":
-        session.execute(text("ANALYZE standing"))  # fresh rows: plan with their statistics
+        # fresh rows: plan with their statistics (VACUUM, which also lets index-only scans
+        # skip the heap, cannot run inside a transaction: autovacuum or the operator does it)
+        session.execute(text("ANALYZE standing"))
         for bid in board_ids:
             session.execute(text(
                 "UPDATE standing s SET rep_key = s.sort_key FROM ("

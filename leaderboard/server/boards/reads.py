@@ -238,36 +238,44 @@ def mean_rank_page(session: Session, board_ids: list[int], *, offset: int,
         return 0, []
     pg = session.get_bind().dialect.name == "postgresql"
     ids = ", ".join(str(int(b)) for b in board_ids)
+    # the row key comes from the standing's group ("t:<team>" / "s:<submission>"): no join
     ranked = (
-        "SELECT CASE WHEN sub.team_id IS NOT NULL THEN 'team:' || sub.team_id"
-        " ELSE 'submission:' || s.submission_id END AS rk,"
-        " sub.team_id AS team_id, s.board_id AS board_id, s.submission_id AS submission_id,"
+        "SELECT CASE WHEN substr(s.grp, 1, 2) = 't:' THEN 'team:' ELSE 'submission:' END"
+        " || substr(s.grp, 3) AS rk, s.board_id AS board_id,"
+        " s.submission_id AS submission_id,"
         " CASE WHEN substr(s.rep_key, 1, 1) = '0' THEN rank() OVER ("
         "  PARTITION BY s.board_id, substr(s.rep_key, 1, 1) ORDER BY substr(s.rep_key, 1, 17))"
         " END AS rnk"
-        " FROM standing s JOIN submission sub ON sub.id = s.submission_id"
+        " FROM standing s"
         f" WHERE s.board_id IN ({ids}) AND s.rep_key IS NOT NULL"
         " AND s.is_baseline = " + ("false" if pg else "0"))
     mean = ("CAST(sum(rnk) AS " + ("double precision" if pg else "REAL") + ")"
             " / NULLIF(count(rnk), 0)")
     collate = ' COLLATE "C"' if pg else ""
-    agg = (f"WITH ranked AS ({ranked}), agg AS (SELECT rk, max(team_id) AS team_id,"
-           f" count(rnk) AS entries, {mean} AS mean FROM ranked GROUP BY rk)")
-    total = session.execute(text(f"{agg} SELECT count(*) FROM agg")).scalar_one()
-    page_sql = (f"{agg} SELECT rk, team_id, entries, mean FROM agg"
-                f" ORDER BY (entries = 0), mean, entries DESC, rk{collate}"
-                + ("" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}"))
-    page = session.execute(text(page_sql)).all()
-    out = {rk: {"key": rk, "team_id": team_id, "mean_rank": float(m) if m is not None else None,
-                "entries": entries, "ranks": {}, "subs": {}}
-           for rk, team_id, entries, m in page}
-    if out:
-        # the page's own cells: the ranked rows of its keys only
-        keys = ", ".join("'" + k.replace("'", "''") + "'" for k in out)
-        for rk, bid, sid, rnk in session.execute(text(
-                f"WITH ranked AS ({ranked}) SELECT rk, board_id, submission_id, rnk"
-                f" FROM ranked WHERE rk IN ({keys})")):
-            out[rk]["subs"][bid] = sid
-            if rnk is not None:
-                out[rk]["ranks"][bid] = int(rnk)
-    return total, [out[rk] for rk, *_ in page]
+    # one statement: the ranks once, the aggregate, its page, and the page's own cells
+    sql = (f"WITH ranked AS ({ranked}),"
+           f" agg AS (SELECT rk, count(rnk) AS entries, {mean} AS mean FROM ranked"
+           " GROUP BY rk),"
+           " page AS (SELECT rk, entries, mean, count(*) OVER () AS total FROM agg"
+           f" ORDER BY (entries = 0), mean, entries DESC, rk{collate}"
+           + ("" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}") + ")"
+           " SELECT page.rk, page.entries, page.mean, page.total, ranked.board_id,"
+           " ranked.submission_id, ranked.rnk FROM page JOIN ranked ON ranked.rk = page.rk"
+           f" ORDER BY (page.entries = 0), page.mean, page.entries DESC, page.rk{collate}")
+    out: dict[str, dict] = {}
+    total = None
+    for rk, entries, m, tot, bid, sid, rnk in session.execute(text(sql)):
+        total = tot
+        row = out.get(rk)
+        if row is None:
+            kind, _, num = rk.partition(":")
+            row = out[rk] = {"key": rk, "team_id": int(num) if kind == "team" else None,
+                             "mean_rank": float(m) if m is not None else None,
+                             "entries": entries, "ranks": {}, "subs": {}}
+        row["subs"][bid] = sid
+        if rnk is not None:
+            row["ranks"][bid] = int(rnk)
+    if total is None:  # an empty page: still say how many rows there are
+        total = session.execute(text(
+            f"WITH ranked AS ({ranked}) SELECT count(DISTINCT rk) FROM ranked")).scalar_one()
+    return total, list(out.values())
