@@ -7,12 +7,13 @@ selected, moved to another team, failed, a judge's records added, the private pa
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 
 from sqlalchemy import delete, select
 
 from leaderboard.server.boards import ledger
 from leaderboard.server.boards import service as boards
-from leaderboard.server.models import Benchmark, Score
+from leaderboard.server.models import Benchmark, Score, Submission
 from leaderboard.server.models.standings import Standing
 
 KEYS = ("columns", "rows", "primary", "rule", "slices", "slice_choices", "part", "pick_part",
@@ -242,3 +243,49 @@ def test_modality_aggregate_of_a_signed_headline_ranks_by_value(boards_app, boar
         got = boards.modality_board(s, "image")
     rows, base = _modality_reference(s, "image")
     assert got["rows"] == rows and got["baselines"] == base
+
+
+def test_concurrent_writers_keep_standings_exact(boards_app, boards_session, make):
+    """Scoring jobs commit concurrently (PostgreSQL locks each board slice in id order)."""
+    import threading
+
+    from leaderboard.server.db import get_db
+    s = boards_session
+    bench = make.benchmark()
+    teams = [make.team() for _ in range(3)]
+    s.commit()
+    db = get_db(boards_app)
+    errors = []
+
+    def writer(k):
+        rng = random.Random(k)
+        try:
+            for i in range(4):
+                with db.scope() as session:
+                    sub = Submission(benchmark_id=bench.id, split="test",
+                                     team_id=teams[(k + i) % 3].id, method_name=f"w{k}-{i}",
+                                     status="scored", created_at=make_time(k, i))
+                    session.add(sub)
+                    session.flush()
+                    for part in ("public", "private"):
+                        for skey in ("", "modality=image"):
+                            session.add(Score(submission_id=sub.id, part=part,
+                                              task="detection", metric="accuracy",
+                                              slice_key=skey, slice_json={},
+                                              value=rng.random(), n=10))
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors
+    s.expire_all()
+    _check(s, bench.id)
+
+
+def make_time(k, i):
+    from tests.server.boards.conftest import T0
+    return T0 + timedelta(seconds=10 * i + k)
