@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from sqlalchemy import delete, select
 
-from leaderboard.server.boards import ledger
+from leaderboard.server.boards import rebuild
 from leaderboard.server.boards import service as boards
 from leaderboard.server.models import Benchmark, Score, Submission
 from leaderboard.server.models.standings import Standing
@@ -45,7 +45,7 @@ def _check(session, bench_id):
         seen[key] = inc
     rows = sorted((s, k, r or "") for s, k, r in session.execute(
         select(Standing.submission_id, Standing.sort_key, Standing.rep_key)))
-    ledger.rebuild(session, bench_id)
+    rebuild.rebuild(session, bench_id)
     session.flush()
     for key, inc, _full in _boards(session, bench_id):
         assert {k: inc[k] for k in KEYS} == {k: seen[key][k] for k in KEYS}, key
@@ -150,8 +150,8 @@ def test_fill_if_empty_builds_standings_of_an_upgraded_database(boards_session, 
     before = [r for _k, inc, _f in _boards(s, bench.id) for r in inc["rows"]]
     s.execute(delete(Standing))
     s.execute(delete(StandingBoard))
-    assert ledger.fill_if_empty(s) > 0
-    assert ledger.fill_if_empty(s) == 0
+    assert rebuild.fill_if_empty(s) > 0
+    assert rebuild.fill_if_empty(s) == 0
     assert [r for _k, inc, _f in _boards(s, bench.id) for r in inc["rows"]] == before
 
 
