@@ -101,9 +101,9 @@ def build_db(url: str, n_subs: int, seed: int) -> None:
     # the bulk insert bypassed the ORM, so the standings (issue 16) are built in one pass
     from sqlalchemy.orm import Session
 
-    from leaderboard.server.boards import ledger
+    from leaderboard.server.boards import rebuild
     with Session(engine) as session:
-        ledger.rebuild(session)
+        rebuild.rebuild(session)
         session.commit()
     engine.dispose()
 

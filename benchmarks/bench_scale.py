@@ -8,7 +8,7 @@ Creates its own PostgreSQL database (``lb_bench_scale_<random>``, dropped at the
 benchmarks named after the demo benchmarks (syncred, loki, tridf, uniaidet, vct2: synthetic
 metadata, one detection task each over image/video/...), N scored submissions spread over them
 (4 per team, public/private/all parts, overall + per-modality slices, 3 metrics: 27 score rows
-per submission), then builds the standings (`leaderboard.server.boards.ledger.rebuild`).
+per submission), then builds the standings (`leaderboard.server.boards.rebuild.rebuild`).
 It starts ``gunicorn -w 2`` against that database and ``--redis-url`` and measures:
 
 * cold reads (every board entry invalidated, first request): JSON board, HTML board, home,
@@ -129,15 +129,15 @@ def load(url: str, n: int, seed: int) -> dict:
     copy_s = time.perf_counter() - t
     from sqlalchemy.orm import Session
 
-    from leaderboard.server.boards import ledger
+    from leaderboard.server.boards import rebuild
     from leaderboard.server.db import make_engine
     engine = make_engine(url)
     t = time.perf_counter()
     with Session(engine) as session:
-        standing_rows = ledger.rebuild(session)
+        standing_rows = rebuild.rebuild(session)
         session.commit()
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-        conn.exec_driver_sql("ANALYZE")
+        conn.exec_driver_sql("VACUUM ANALYZE")  # as autovacuum would leave a live database
     engine.dispose()
     return {"score_rows": rows, "copy_s": round(copy_s, 1), "standing_rows": standing_rows,
             "rebuild_standings_s": round(time.perf_counter() - t, 1)}

@@ -45,10 +45,10 @@ def db_upgrade(revision: str) -> None:
     with _app_context() as app:
         upgrade_database(app.config["DATABASE_URL"], revision)
         if revision == "head":
-            from leaderboard.server.boards import ledger
+            from leaderboard.server.boards import rebuild
             from leaderboard.server.db import get_db
             with get_db(app).scope() as session:
-                filled = ledger.fill_if_empty(session)
+                filled = rebuild.fill_if_empty(session)
             if filled:
                 click.echo(f"standings built: {filled} rows")
     click.echo(f"database at {revision}")
@@ -61,7 +61,7 @@ def rebuild_standings(key: str | None) -> None:
     submissions are scored; this repairs or fills them, e.g. after a bulk load)."""
     from sqlalchemy import select
 
-    from leaderboard.server.boards import ledger
+    from leaderboard.server.boards import rebuild
     from leaderboard.server.boards.cache import invalidate_boards
     from leaderboard.server.db import get_db
     from leaderboard.server.models import Benchmark
@@ -73,7 +73,7 @@ def rebuild_standings(key: str | None) -> None:
                 bench_id = session.scalar(select(Benchmark.id).where(Benchmark.key == key))
                 if bench_id is None:
                     _fail(f"no benchmark {key!r}")
-            rows = ledger.rebuild(session, bench_id)
+            rows = rebuild.rebuild(session, bench_id)
         invalidate_boards(key)
     click.echo(f"standings rebuilt: {rows} rows")
 

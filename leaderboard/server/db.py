@@ -44,8 +44,8 @@ class Database:
         self.Session = sessionmaker(self.engine, expire_on_commit=False)
         # standings follow every commit that changes scores or a submission (issue 16); the
         # hook lives with the boards, which own the ranking rules
-        from leaderboard.server.boards import ledger
-        ledger.install(self.Session)
+        from leaderboard.server.boards import hook
+        hook.install(self.Session)
 
     def session(self) -> Session:
         """A new plain session; the caller closes it."""

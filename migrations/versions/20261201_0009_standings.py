@@ -66,7 +66,7 @@ def upgrade() -> None:
     sa.PrimaryKeyConstraint('id', name=op.f('pk_standing')),
     sa.UniqueConstraint('board_id', 'submission_id', name='uq_standing_board_submission')
     )
-    op.create_index('ix_standing_rep', 'standing', ['board_id', 'rep_key', 'competes'], unique=False)
+    op.create_index('ix_standing_rep', 'standing', ['board_id', 'rep_key', 'competes', 'is_baseline', 'grp'], unique=False)
     op.create_index('ix_standing_all', 'standing', ['board_id', 'all_key', 'competes'], unique=False)
     op.create_index('ix_standing_group', 'standing', ['board_id', 'grp'], unique=False)
     op.create_index('ix_standing_submission', 'standing', ['submission_id'], unique=False)

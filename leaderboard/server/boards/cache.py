@@ -15,6 +15,13 @@ Reading generations costs a file read or a Redis round trip, several per page; s
 what it read for ``gen_ttl_s`` (config ``BOARD_CACHE_GEN_TTL_S``, default 0.5 s): another
 process's invalidation shows within that delay, the invalidating process's own at once.
 
+With Redis, each entry has one key whatever its generation (the value is stored with the
+generations it was computed under), so a new version replaces the superseded one instead of
+leaving it to expire. A stale entry is rebuilt by one process at a time (issue 16): the one that
+takes the entry's lock (``SET NX`` with a TTL of ``lock_s``, config ``BOARD_CACHE_LOCK_S``,
+default 5 s) computes it; the others serve the previous version meanwhile, or, when there is none
+(a cold cache), wait for the new one up to ``lock_s`` before computing it themselves.
+
 A Redis error never fails a page: the lookup computes afresh and logs; a failed invalidation is
 logged as an error, since boards would then be stale until the entry's TTL.
 """

@@ -1,16 +1,13 @@
-"""Standings maintained incrementally (issue 16): the write side of the boards.
+"""Standings maintained incrementally (issue 16): the write side of the boards (keys, refresh).
 
 Every board slice (benchmark x split x task x slice key x part) keeps one `Standing` row per
 submission on it, with keys that sort by the ranking rules (`leaderboard.server.boards.standings`),
 so a board page reads one indexed range and counts the rows ahead of it.
 
-When: `install` hooks a session factory. Its ``after_flush`` notes every submission whose Score
-rows or board-relevant columns (status, hidden, is_public, selected, disqualified_reason, team,
-baseline, created_at) changed, and every benchmark whose judge or metric declarations changed;
-its ``before_commit`` refreshes them in the same transaction, so scores and standings commit
-together whoever the writer is (scoring job, judge job, admin action, test factory). Bulk SQL
-``update()``/``delete()`` statements bypass the ORM: callers that change those columns that way
-call `refresh_submissions` themselves (none in the server does).
+When: `leaderboard.server.boards.hook` calls `refresh_submissions` before every commit of a
+`Database` session for the submissions whose Score rows or board-relevant columns (`TRACKED`)
+changed, so scores and standings commit together whoever the writer is (scoring job, judge job,
+admin action, test factory). Full rebuilds live in `leaderboard.server.boards.rebuild`.
 
 How: refreshing a submission deletes its rows and inserts the new ones, updates each affected
 slice's counters (rows, metrics present, judged metrics), and recomputes the representative of
@@ -31,7 +28,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from datetime import datetime, timezone
 
-from sqlalchemy import delete, event, func, insert, select, text, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from leaderboard.server.boards.standings import Column, board_order
@@ -41,8 +38,6 @@ from leaderboard.server.services.judging import board_judge, record_judge_allowe
 
 log = logging.getLogger(__name__)
 
-_PENDING = "lb_standings_pending"
-_BENCHES = "lb_standings_benchmarks"
 #: submission columns that move a submission on or off a board, or within it
 TRACKED = ("status", "hidden", "is_public", "selected", "disqualified_reason", "team_id",
            "is_baseline", "created_at", "benchmark_id", "split")
@@ -345,196 +340,4 @@ def rekey_board(session: Session, b: StandingBoard, tasks: dict, specs: dict,
     _recount(session, b)
 
 
-def rekey_benchmark(session: Session, benchmark_id: int) -> None:
-    """Rebuild a benchmark's standings: its judge or metric declarations changed, which may
-    change which records (and so which rows) every slice has."""
-    rebuild(session, benchmark_id)
-
-
-# -- full rebuild --------------------------------------------------------------------------------
-def rebuild(session: Session, benchmark_id: int | None = None, *, chunk: int = 2000) -> int:
-    """Rebuild the standings of one benchmark (None: all) from the score rows; returns rows.
-
-    Two streaming passes (memory bounded by one chunk of submissions, not the board): the first
-    counts the metrics each slice has, which fixes its ranking columns; the second writes the
-    rows with their keys; the representatives are then elected in SQL.
-    """
-    bench_ids = ([benchmark_id] if benchmark_id is not None
-                 else list(session.scalars(select(Benchmark.id).order_by(Benchmark.id))))
-    total, elect = 0, []
-    for bid in bench_ids:
-        board_ids = select(StandingBoard.id).where(StandingBoard.benchmark_id == bid)
-        session.execute(delete(Standing).where(Standing.board_id.in_(board_ids)))
-        session.execute(delete(StandingBoard).where(StandingBoard.benchmark_id == bid))
-        tasks, specs, judge = _bench_meta(session, bid)
-        counters: dict[tuple, StandingBoard] = {}
-
-        def each():
-            for sub, by_slice in _stream(session, bid, chunk):
-                yield sub, {k: v for k, v in by_slice.items()
-                            if k[0] in tasks and shown_cells(v, judge)}
-
-        for sub, by_slice in each():
-            for (task, skey, part), cells in by_slice.items():
-                key = (sub.split, task, skey, part)
-                b = counters.get(key)
-                if b is None:
-                    b = counters[key] = StandingBoard(
-                        benchmark_id=bid, split=sub.split, task=task, slice_key=skey,
-                        part=part, rows=0, metrics_json={}, judged_json={}, judge=judge)
-                _count(b, *_contribution(cells, judge), +1)
-        orders = {}
-        for key, b in counters.items():
-            order = _order_of(b, tasks, specs)
-            b.order_json = _order_names(order)
-            session.add(b)
-            orders[key] = order
-        session.flush()
-        batch = []
-        for sub, by_slice in each():
-            for (task, skey, part), cells in by_slice.items():
-                key = (sub.split, task, skey, part)
-                batch.append(_row(counters[key].id, sub, _group(sub), cells, orders[key],
-                                  judge))
-            if len(batch) >= chunk:
-                session.execute(insert(Standing), batch)
-                total += len(batch)
-                batch = []
-        if batch:
-            session.execute(insert(Standing), batch)
-            total += len(batch)
-        elect += list(counters.values())
-    _elect_all(session, [b.id for b in elect])
-    for b in elect:
-        _recount(session, b)
-    return total
-
-
-def fill_if_empty(session: Session) -> int:
-    """Build every benchmark's standings when there are none yet but scored submissions exist
-    (a database upgraded to revision 0009); returns the rows written (0: nothing to do)."""
-    if session.scalar(select(StandingBoard.id).limit(1)) is not None:
-        return 0
-    if session.scalar(select(Submission.id).where(Submission.status == "scored")
-                      .limit(1)) is None:
-        return 0
-    return rebuild(session)
-
-
-class _SubRow:
-    __slots__ = ("id", "split", "team_id", "is_baseline", "created_at", "selected",
-                 "disqualified_reason")
-
-    def __init__(self, row):
-        for name in self.__slots__:
-            setattr(self, name, getattr(row, name))
-
-
-def _stream(session: Session, benchmark_id: int, chunk: int):
-    """(submission, {(task, slice_key, part): cells_json}) of each submission on a board."""
-    last = 0
-    while True:
-        subs = session.execute(
-            select(Submission.id, Submission.split, Submission.team_id, Submission.is_baseline,
-                   Submission.created_at, Submission.selected, Submission.disqualified_reason)
-            .where(Submission.benchmark_id == benchmark_id, Submission.id > last,
-                   Submission.status == "scored", Submission.hidden.is_(False),
-                   Submission.is_public.is_(True))
-            .order_by(Submission.id).limit(chunk)).all()
-        if not subs:
-            return
-        last = subs[-1].id
-        recs = defaultdict(list)
-        for sid, *rec in session.execute(
-                select(Score.submission_id, *_RECORD_COLUMNS)
-                .where(Score.submission_id.in_([s.id for s in subs]))
-                .order_by(Score.submission_id, Score.id)):
-            recs[sid].append(rec)
-        for s in subs:
-            yield _SubRow(s), _records_by_slice(recs.get(s.id, []))
-
-
-def _elect_all(session: Session, board_ids: list[int]) -> None:
-    """Elect every group's representative in SQL: selected first, then the best pick key."""
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(text("ANALYZE standing"))  # fresh rows: plan with their statistics
-        for bid in board_ids:
-            session.execute(text(
-                "UPDATE standing s SET rep_key = s.sort_key FROM ("
-                " SELECT DISTINCT ON (grp) id FROM standing"
-                " WHERE board_id = :b AND NOT disqualified"
-                " ORDER BY grp, selected DESC, pick_key) r WHERE s.id = r.id"), {"b": bid})
-        return
-    for bid in board_ids:
-        ranked = (select(Standing.id, func.row_number().over(
-            partition_by=Standing.grp,
-            order_by=(Standing.selected.desc(), Standing.pick_key)).label("rn"))
-            .where(Standing.board_id == bid, Standing.disqualified.is_(False)).subquery())
-        reps = select(ranked.c.id).where(ranked.c.rn == 1)
-        session.execute(update(Standing).where(Standing.board_id == bid,
-                                               Standing.id.in_(reps))
-                        .values(rep_key=Standing.sort_key)
-                        .execution_options(synchronize_session=False))
-
-
-# -- the session hook ----------------------------------------------------------------------------
-def _after_flush(session: Session, _ctx) -> None:
-    pending = session.info.setdefault(_PENDING, set())
-    benches = session.info.setdefault(_BENCHES, set())
-    for obj in session.new:
-        if isinstance(obj, Score):
-            pending.add(obj.submission_id)
-        elif isinstance(obj, Submission):
-            pending.add(obj.id)
-    for obj in session.dirty:
-        if isinstance(obj, Score):
-            pending.add(obj.submission_id)
-        elif isinstance(obj, Submission):
-            state = _inspect(obj)
-            if any(state.attrs[a].history.has_changes() for a in TRACKED):
-                pending.add(obj.id)
-        elif isinstance(obj, Benchmark):
-            state = _inspect(obj)
-            if any(state.attrs[a].history.has_changes() for a in ("official_judge",
-                                                                    "meta_json")):
-                benches.add(obj.id)
-    for obj in session.deleted:
-        if isinstance(obj, Score):
-            pending.add(obj.submission_id)
-
-
-def _inspect(obj):
-    from sqlalchemy import inspect
-    return inspect(obj)
-
-
-def _before_commit(session: Session) -> None:
-    for _ in range(10):  # a refresh flushes; its own writes never add work, but be safe
-        benches = session.info.pop(_BENCHES, set())
-        pending = session.info.pop(_PENDING, set())
-        if not benches and not pending:
-            return
-        session.flush()
-        benches |= session.info.pop(_BENCHES, set())
-        pending |= session.info.pop(_PENDING, set())
-        for bid in sorted(benches):
-            rekey_benchmark(session, bid)
-        refresh_submissions(session, {p for p in pending if p is not None})
-        session.flush()
-
-
-def _after_rollback(session: Session) -> None:
-    session.info.pop(_PENDING, None)
-    session.info.pop(_BENCHES, None)
-
-
-def install(factory) -> None:
-    """Keep standings in step with every commit of sessions made by ``factory``."""
-    if not event.contains(factory, "after_flush", _after_flush):
-        event.listen(factory, "after_flush", _after_flush)
-        event.listen(factory, "before_commit", _before_commit)
-        event.listen(factory, "after_rollback", _after_rollback)
-
-
-__all__ = ["decode_value", "encode_key", "fill_if_empty", "install", "rebuild", "refresh_submissions", "rekey_benchmark",
-           "shown_cells"]
+__all__ = ["decode_value", "encode_key", "refresh_submissions", "rekey_board", "shown_cells"]

@@ -24,8 +24,13 @@ from leaderboard.core import records
 from leaderboard.core.records import slice_key_of
 from leaderboard.server.boards import standings
 from leaderboard.server.boards.cache import CROSS, get_cache, invalidate_boards  # noqa: F401  (re-exported for views)
-from leaderboard.server.boards.reads import board_page_from_standings, placement  # noqa: F401
+from leaderboard.server.boards.reads import (  # noqa: F401  (placement: re-exported for views)
+    board_page_from_standings,
+    iter_board_rows,
+    placement,
+)
 from leaderboard.server.boards.reads import headline_cells as reads_headline_cells
+from leaderboard.server.boards.reads import mean_rank_page as reads_mean_rank_page
 from leaderboard.server.boards.reads import team_rows as reads_team_rows
 from leaderboard.server.boards.standings import Cell, Column, Entry
 from leaderboard.server.models import Benchmark, Score, Submission, Team
@@ -148,6 +153,19 @@ def compute_board(session: Session, info: dict, task: dict, split: str, *,
     count of the competitors ahead of it (no scan of submissions or score rows)."""
     return board_page_from_standings(session, info, task, split, modality=modality,
                                      wanted=wanted, mode=mode, page=page, per_page=per_page)
+
+
+def board_rows(session: Session, *, benchmark_key: str, task: str, split: str,
+               modality: str | None = None, slice_key: str | None = None,
+               mode: str = "team", chunk: int = 1000):
+    """Every row of a board, uncached, in keyset chunks (exports such as the CSV); arguments
+    are checked as by `board`."""
+    info = benchmark_info(session, benchmark_key)
+    t = task_of(info, task)
+    if mode not in MODES:
+        raise ServiceError(f"mode must be one of {list(MODES)}, got {mode!r}")
+    return iter_board_rows(session, info, t, split, modality=modality,
+                           wanted=parse_slice_key(slice_key), mode=mode, chunk=chunk)
 
 
 def compute_board_full(session: Session, info: dict, task: dict, split: str, *,
@@ -329,12 +347,26 @@ def modality_board(session: Session, modality: str, *, page: int = 1,
 
 
 def _modality_page(session: Session, modality: str, page: int, per_page: int | None) -> dict:
-    agg = get_cache().get_or_compute(CROSS, ("modality", modality),
-                                     lambda: compute_modality_board(session, modality))
-    total = len(agg["rows"])
+    cols = get_cache().get_or_compute(CROSS, ("modality_columns", modality),
+                                      lambda: _modality_columns(session, modality))
+    boards_of = {c["key"]: c for c in cols["columns"]}
     start = 0 if per_page is None else (page - 1) * per_page
-    chosen = agg["rows"] if per_page is None else agg["rows"][start:start + per_page]
-    boards_of = {c["key"]: c for c in agg["columns"]}
+    if all(c["decodable"] for c in cols["columns"]):
+        # ranked in the database: the page's rows only come back (issue 16)
+        col_of = {c["board_id"]: c["key"] for c in cols["columns"] if c["board_id"]}
+        total, found = reads_mean_rank_page(session, list(col_of), offset=start,
+                                            limit=per_page)
+        chosen = [{"rank": start + i if r["mean_rank"] is not None else None,
+                   "team_id": r["team_id"], "mean_rank": r["mean_rank"],
+                   "entries": r["entries"],
+                   "ranks": {col_of[b]: v for b, v in r["ranks"].items()},
+                   "subs": {col_of[b]: v for b, v in r["subs"].items()}}
+                  for i, r in enumerate(found, start=1)]
+    else:
+        agg = get_cache().get_or_compute(CROSS, ("modality", modality),
+                                         lambda: compute_modality_board(session, modality))
+        total = len(agg["rows"])
+        chosen = agg["rows"] if per_page is None else agg["rows"][start:start + per_page]
     wanted = [(boards_of[col]["board_id"], sid, boards_of[col]["metric"],
                boards_of[col]["judge"])
               for r in chosen for col, sid in r["subs"].items()]
@@ -342,33 +374,42 @@ def _modality_page(session: Session, modality: str, page: int, per_page: int | N
     team_ids = {r["team_id"] for r in chosen if r["team_id"] is not None}
     names = dict(session.execute(select(Team.id, Team.name)
                                  .where(Team.id.in_(team_ids))).all()) if team_ids else {}
+    order = list(boards_of)
     rows = [{"rank": r["rank"], "team": {"id": r["team_id"], "name": names.get(r["team_id"], "")},
              "mean_rank": r["mean_rank"], "entries": r["entries"],
              "cells": {col: {**cells.get((boards_of[col]["board_id"], sid), Cell(None).as_dict()),
                              "submission_id": sid, "rank": r["ranks"].get(col)}
-                       for col, sid in r["subs"].items()}}
+                       for col, sid in sorted(r["subs"].items(),
+                                              key=lambda kv: order.index(kv[0]))}}
             for r in chosen]
-    columns = [{k: v for k, v in c.items() if k not in ("board_id", "judge")}
-               for c in agg["columns"]]
+    columns = [{k: v for k, v in c.items() if k not in ("board_id", "judge", "decodable")}
+               for c in cols["columns"]]
     return {"modality": modality, "columns": columns, "rows": rows,
-            "baselines": agg["baselines"], "rule": agg["rule"], "page": page,
+            "baselines": cols["baselines"], "rule": MODALITY_RULE, "page": page,
             "per_page": per_page, "total": total,
             "pages": 1 if per_page is None else max(1, -(-total // per_page))}
 
 
-def compute_modality_board(session: Session, modality: str) -> dict:
-    """The modality aggregate, uncached: per column (a task's headline on its benchmark's board
-    split), each team row's value decoded from its standings key; mean ranks over them."""
-    from leaderboard.server.boards.ledger import decode_value
-    columns, table, subs, team_of, baselines = [], {}, {}, {}, {}
+MODALITY_RULE = ("Each column is a task's headline metric on its benchmark's held-out "
+                 "split (the part shown on its board), taking each team's board row. "
+                 "Aggregate = mean rank over the columns a team has entries for (ties share "
+                 "a rank); equal means: more entries first, then a fixed order by team id. "
+                 "Baselines are shown but not ranked.")
+
+
+def _modality_columns(session: Session, modality: str) -> dict:
+    """The modality board's columns (each with its standings slice, its judge and whether
+    its ranking column is the headline, so ranks can come from the keys) and baselines."""
+    columns, baselines = [], {}
     for info in list_benchmark_infos(session):
         split = board_split(info)
         for t in info["tasks"]:
             if modality not in t["modalities"] or split is None:
                 continue
             spec = info["metrics"].get(t["headline"], {})
+            sb, base_rows = reads_team_rows(session, info, t, split, modality, baselines=True)
+            order = (sb.order_json or []) if sb is not None else []
             col = f"{info['key']}/{t['key']}"
-            sb, rows = reads_team_rows(session, info, t, split, modality)
             columns.append({"key": col, "benchmark": info["key"], "task": t["key"],
                             "split": split, "metric": t["headline"],
                             "title": f"{info['title']}: {t.get('title') or t['key']}",
@@ -377,42 +418,43 @@ def compute_modality_board(session: Session, modality: str) -> dict:
                             "arrow": "\u2191" if spec.get("higher_is_better", True) else "\u2193",
                             "fmt": spec.get("fmt", "num"),
                             "board_id": sb.id if sb is not None else None,
-                            "judge": sb.judge if sb is not None else None})
+                            "judge": sb.judge if sb is not None else None,
+                            "decodable": sb is None or (
+                                bool(order) and order[0][0] == t["headline"]
+                                and not order[0][2])})
             if sb is None:
                 continue
-            order = sb.order_json or []
-            decodable = (bool(order) and order[0][0] == t["headline"] and not order[0][2])
-            values = ({} if decodable else
-                      {k[1]: v["value"] for k, v in reads_headline_cells(
-                          session, [(sb.id, r.submission_id, t["headline"], sb.judge)
-                                    for r in rows]).items()})
-            base_rows = []
-            for r in rows:
-                value = (decode_value(r.rep_key, higher_is_better=bool(order[0][1]))
-                         if decodable else values.get(r.submission_id))
-                if r.is_baseline:
-                    base_rows.append((r.baseline_kind or "baseline", r.submission_id))
-                    continue
-                rk = (f"team:{r.team_id}" if r.team_id is not None
-                      else f"submission:{r.submission_id}")
-                team_of[rk] = r.team_id
-                table.setdefault(rk, {})[col] = value
-                subs.setdefault(rk, {})[col] = r.submission_id
-            cells = reads_headline_cells(session, [(sb.id, sid, t["headline"], sb.judge)
-                                                   for _k, sid in base_rows])
-            for kind, sid in base_rows:
-                baselines.setdefault(kind, {})[col] = {**cells[(sb.id, sid)],
-                                                       "submission_id": sid}
-    directions = {c["key"]: c["higher_is_better"] for c in columns}
+            cells = reads_headline_cells(session, [(sb.id, r.submission_id, t["headline"],
+                                                    sb.judge) for r in base_rows])
+            for r in base_rows:
+                baselines.setdefault(r.baseline_kind or "baseline", {})[col] = {
+                    **cells[(sb.id, r.submission_id)], "submission_id": r.submission_id}
+    return {"columns": columns,
+            "baselines": [{"kind": k, "cells": v} for k, v in sorted(baselines.items())]}
+
+
+def compute_modality_board(session: Session, modality: str) -> dict:
+    """The modality aggregate in Python (the path for a column whose ranking column is not its
+    headline): every team row's headline value, mean ranks over them."""
+    cols = _modality_columns(session, modality)
+    table, subs, team_of = {}, {}, {}
+    for c in cols["columns"]:
+        if c["board_id"] is None:
+            continue
+        info = benchmark_info(session, c["benchmark"])
+        sb, rows = reads_team_rows(session, info, task_of(info, c["task"]), c["split"],
+                                   modality)
+        values = {k[1]: v["value"] for k, v in reads_headline_cells(
+            session, [(sb.id, r.submission_id, c["metric"], sb.judge) for r in rows]).items()}
+        for r in rows:
+            rk = (f"team:{r.team_id}" if r.team_id is not None
+                  else f"submission:{r.submission_id}")
+            team_of[rk] = r.team_id
+            table.setdefault(rk, {})[c["key"]] = values.get(r.submission_id)
+            subs.setdefault(rk, {})[c["key"]] = r.submission_id
+    directions = {c["key"]: c["higher_is_better"] for c in cols["columns"]}
     aggregate = standings.mean_rank_aggregate(table, directions)
-    rows = [{"rank": i if a.mean_rank is not None else None, "team_id": team_of[a.key],
-             "mean_rank": a.mean_rank, "entries": a.entries, "ranks": a.ranks,
-             "subs": subs[a.key]}
-            for i, a in enumerate(aggregate, start=1)]
-    return {"modality": modality, "columns": columns, "rows": rows,
-            "baselines": [{"kind": k, "cells": v} for k, v in sorted(baselines.items())],
-            "rule": ("Each column is a task's headline metric on its benchmark's held-out "
-                     "split (the part shown on its board), taking each team's board row. "
-                     "Aggregate = mean rank over the columns a team has entries for (ties share "
-                     "a rank); equal means: more entries first, then a fixed order by team id. "
-                     "Baselines are shown but not ranked.")}
+    return {"modality": modality, "rows": [
+        {"rank": i if a.mean_rank is not None else None, "team_id": team_of[a.key],
+         "mean_rank": a.mean_rank, "entries": a.entries, "ranks": a.ranks,
+         "subs": subs[a.key]} for i, a in enumerate(aggregate, start=1)]}

@@ -59,7 +59,8 @@ class Standing(Base):
     __tablename__ = "standing"
     __table_args__ = (
         UniqueConstraint("board_id", "submission_id", name="uq_standing_board_submission"),
-        Index("ix_standing_rep", "board_id", "rep_key", "competes"),
+        # covering: team pages, their counts and the modality ranks read the index only
+        Index("ix_standing_rep", "board_id", "rep_key", "competes", "is_baseline", "grp"),
         Index("ix_standing_all", "board_id", "all_key", "competes"),
         Index("ix_standing_group", "board_id", "grp"),
         Index("ix_standing_submission", "submission_id"),

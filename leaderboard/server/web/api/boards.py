@@ -5,9 +5,10 @@ cached with the boards (`leaderboard.server.boards.service.get_cache`), cleared 
 """
 from __future__ import annotations
 
-from flask import Response, current_app, json, jsonify, url_for
+from flask import Response, current_app, json, jsonify, stream_with_context, url_for
 
 from leaderboard.server.boards import service as boards
+from leaderboard.server.boards.intervals import TOP as INTERVAL_TOP
 from leaderboard.server.csvsafe import to_csv
 from leaderboard.server.web.api import bp
 from leaderboard.server.web.public import board_args, lazy_session, page_args
@@ -60,36 +61,48 @@ def board_json(key: str, task: str, split: str):
 
 @bp.get("/boards/<key>/<task>/<split>.csv")
 def board_csv(key: str, task: str, split: str):
-    """The whole board as CSV (formula-safe cells). Query: modality, slice, mode."""
+    """The whole board as CSV (formula-safe cells). Query: modality, slice, mode.
+
+    Streamed in keyset chunks from the standings: a large board is never held in memory."""
     args = board_args(key, task, split)
-    b = boards.board(lazy_session, **args)
+    b = boards.board(lazy_session, **args, page=1, per_page=1)  # validates; the columns
+    cols = b["columns"]
+    header = ["rank", "team", "method", "submission_id", "baseline", "disqualified",
+              "submitted_at"]
+    for c in cols:
+        header += [c["metric"], f"{c['metric']}_ci_low", f"{c['metric']}_ci_high",
+                   f"{c['metric']}_n"]
+    header += ["rank_lo", "rank_hi", "tied_first"]  # the 95% rank interval (issue 14)
+    # intervals exist for the top rows only, all of which are on the board's first page
+    top = boards.board(lazy_session, **args, page=1,
+                       per_page=min(boards.MAX_PER_PAGE, 2 * INTERVAL_TOP))
+    intervals = {r["submission_id"]: r["rank_interval"] for r in top["rows"]
+                 if r.get("rank_interval")}
 
-    def compute() -> str:
-        cols = b["columns"]
-        header = ["rank", "team", "method", "submission_id", "baseline", "disqualified",
-                  "submitted_at"]
+    def line(r) -> list:
+        row = [r["rank"], r["team"]["name"], r["method_name"], r["submission_id"],
+               r["baseline_kind"] if r["is_baseline"] else "",
+               r["disqualified_reason"] or "", r["created_at"]]
         for c in cols:
-            header += [c["metric"], f"{c['metric']}_ci_low", f"{c['metric']}_ci_high",
-                       f"{c['metric']}_n"]
-        header += ["rank_lo", "rank_hi", "tied_first"]  # the 95% rank interval (issue 14)
-        rows = []
-        for r in b["rows"]:
-            row = [r["rank"], r["team"]["name"], r["method_name"], r["submission_id"],
-                   r["baseline_kind"] if r["is_baseline"] else "",
-                   r["disqualified_reason"] or "", r["created_at"]]
-            for c in cols:
-                v = r["values"][c["metric"]]
-                row += [v["value"], v["ci_low"], v["ci_high"], v["n"]]
-            iv = r.get("rank_interval")
-            row += ([iv["lo"], f"{iv['hi']}+" if iv["open_end"] else iv["hi"],
-                     int(iv["tied_first"])] if iv else ["", "", ""])
-            rows.append(row)
-        return to_csv(rows, header=header)
+            v = r["values"][c["metric"]]
+            row += [v["value"], v["ci_low"], v["ci_high"], v["n"]]
+        iv = intervals.get(r["submission_id"])
+        return row + ([iv["lo"], f"{iv['hi']}+" if iv["open_end"] else iv["hi"],
+                       int(iv["tied_first"])] if iv else ["", "", ""])
 
-    cache_key = ("board_csv", task, split, args["modality"], b["slice_key"], args["mode"])
-    body = boards.get_cache().get_or_compute(key, cache_key, compute)
+    def generate():
+        yield to_csv([], header=header)
+        chunk = []
+        for r in boards.board_rows(lazy_session, **args):
+            chunk.append(line(r))
+            if len(chunk) >= 1000:
+                yield to_csv(chunk)
+                chunk = []
+        if chunk:
+            yield to_csv(chunk)
+
     name = "-".join(filter(None, [key, task, split, args["modality"], args["mode"]]))
-    return Response(body, mimetype="text/csv", headers={
+    return Response(stream_with_context(generate()), mimetype="text/csv", headers={
         "Content-Disposition": f'attachment; filename="{name}.csv"'})
 
 

@@ -1,0 +1,77 @@
+"""The session hook that keeps the standings in step with every commit (issue 16).
+
+`install` listens on a session factory (`leaderboard.server.db.Database` installs it on its
+own, the only kind of session the server makes). ``after_flush`` notes every submission whose
+Score rows or board-relevant columns changed (`leaderboard.server.boards.ledger.TRACKED`) and
+every benchmark whose judge or metric declarations changed; ``before_commit`` refreshes them in
+the same transaction, so scores and standings commit together whoever the writer is. Bulk SQL
+``update()``/``delete()`` statements bypass the ORM: a caller that changes those columns that way
+calls `leaderboard.server.boards.ledger.refresh_submissions` itself (none in the server does).
+"""
+from __future__ import annotations
+
+from sqlalchemy import event, inspect
+from sqlalchemy.orm import Session
+
+from leaderboard.server.boards.ledger import TRACKED, refresh_submissions
+from leaderboard.server.boards.rebuild import rekey_benchmark
+from leaderboard.server.models import Benchmark, Score, Submission
+
+_PENDING = "lb_standings_pending"
+_BENCHES = "lb_standings_benchmarks"
+
+
+def _after_flush(session: Session, _ctx) -> None:
+    pending = session.info.setdefault(_PENDING, set())
+    benches = session.info.setdefault(_BENCHES, set())
+    for obj in session.new:
+        if isinstance(obj, Score):
+            pending.add(obj.submission_id)
+        elif isinstance(obj, Submission):
+            pending.add(obj.id)
+    for obj in session.dirty:
+        if isinstance(obj, Score):
+            pending.add(obj.submission_id)
+        elif isinstance(obj, Submission):
+            state = inspect(obj)
+            if any(state.attrs[a].history.has_changes() for a in TRACKED):
+                pending.add(obj.id)
+        elif isinstance(obj, Benchmark):
+            state = inspect(obj)
+            if any(state.attrs[a].history.has_changes() for a in ("official_judge",
+                                                                    "meta_json")):
+                benches.add(obj.id)
+    for obj in session.deleted:
+        if isinstance(obj, Score):
+            pending.add(obj.submission_id)
+
+
+def _before_commit(session: Session) -> None:
+    for _ in range(10):  # a refresh flushes; its own writes never add work, but be safe
+        benches = session.info.pop(_BENCHES, set())
+        pending = session.info.pop(_PENDING, set())
+        if not benches and not pending:
+            return
+        session.flush()
+        benches |= session.info.pop(_BENCHES, set())
+        pending |= session.info.pop(_PENDING, set())
+        for bid in sorted(benches):
+            rekey_benchmark(session, bid)
+        refresh_submissions(session, {p for p in pending if p is not None})
+        session.flush()
+
+
+def _after_rollback(session: Session) -> None:
+    session.info.pop(_PENDING, None)
+    session.info.pop(_BENCHES, None)
+
+
+def install(factory) -> None:
+    """Keep standings in step with every commit of sessions made by ``factory``."""
+    if not event.contains(factory, "after_flush", _after_flush):
+        event.listen(factory, "after_flush", _after_flush)
+        event.listen(factory, "before_commit", _before_commit)
+        event.listen(factory, "after_rollback", _after_rollback)
+
+
+__all__ = ["install"]
