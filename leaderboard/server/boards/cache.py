@@ -178,8 +178,13 @@ class BoardCache:
                 log.warning("board cache lock failed scope=%s", scope, exc_info=True)
                 got = True  # Redis trouble: compute without the lock rather than wait
             if got:
-                self.misses += 1
                 try:
+                    # another process may have published it between our read and the lock
+                    envelope = self._redis_get(scope, key)
+                    if envelope is not None and tuple(envelope[0]) == gens:
+                        self.hits += 1
+                        return envelope[1], True
+                    self.misses += 1
                     value = compute()
                     self._redis_set(scope, key, gens, value)
                 finally:
