@@ -48,13 +48,13 @@ def _after_flush(session: Session, _ctx) -> None:
 
 def _before_commit(session: Session) -> None:
     for _ in range(10):  # a refresh flushes; its own writes never add work, but be safe
+        # commit() flushes only after this hook has run: flush first, or changes made since
+        # the last flush would reach the database without their standings
+        session.flush()
         benches = session.info.pop(_BENCHES, set())
         pending = session.info.pop(_PENDING, set())
         if not benches and not pending:
             return
-        session.flush()
-        benches |= session.info.pop(_BENCHES, set())
-        pending |= session.info.pop(_PENDING, set())
         for bid in sorted(benches):
             rekey_benchmark(session, bid)
         refresh_submissions(session, {p for p in pending if p is not None})
