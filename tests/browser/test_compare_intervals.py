@@ -52,6 +52,13 @@ def _seed_teams(live, pack: Path, tmp_path: Path) -> dict[str, int]:
                     stream=io.BytesIO(pred.read_bytes()), data_dir=app.config["DATA_DIR"],
                     max_bytes=10 << 20, default_quota=5, method_name=method)
                 ids[method] = sub.id
+                if i == 0:  # Ada also on the held-out split, which the modality board ranks
+                    held = tmp_path / "test.random.jsonl"
+                    write_baseline(loaded, "test", "random", held, seed=3)
+                    ids["On test"] = submissions.create_submission(
+                        s, user=user, benchmark=BENCHMARK, split="test",
+                        stream=io.BytesIO(held.read_bytes()), data_dir=app.config["DATA_DIR"],
+                        max_bytes=10 << 20, default_quota=5, method_name="On test").id
         for sid in ids.values():
             enqueue_scoring(sid)
     _wait_scored(app, list(ids.values()), None, None)
@@ -108,6 +115,11 @@ def test_intervals_and_compare(live, page, syncred_pack, screenshots, tmp_path):
     base = live.url
     shots = screenshots / "compare"
     shots.mkdir(exist_ok=True)
+    # before any team entry on the held-out split, the modality board says so in words
+    page.goto(f"{base}/modalities/image")
+    expect(page.locator("main p.empty")).to_contain_text("No scored public entries yet")
+    _each_width(page, shots, "modality-empty")
+
     ids = _seed_teams(live, syncred_pack, tmp_path)
 
     # the board: every ranked row shows its interval, the rule is under the table
@@ -199,7 +211,9 @@ def test_intervals_and_compare(live, page, syncred_pack, screenshots, tmp_path):
     nav.locator("a[rel=prev]").click()
     expect(nav).to_contain_text("page 1 of")
 
-    # the modality page
+    # the modality page ranks teams on the held-out split; its links lead to the task boards
     page.goto(f"{base}/modalities/image")
-    expect(page.locator("h1")).to_have_count(1)
+    expect(page.locator("table.board tbody tr", has_text="Ada Labs")).to_have_count(1)
     _each_width(page, shots, "modality")
+    page.locator("table.board thead a").first.click()
+    expect(page).to_have_url(re.compile(r"/boards/detection/test"))
