@@ -180,11 +180,23 @@ def test_intervals_and_compare(live, page, syncred_pack, screenshots, tmp_path):
         _inside(page, "table.compare td", width)  # readable without scrolling sideways
     _each_width(page, shots, "compare-refused", refusal_check)
 
-    # a bad id is a readable 4xx page, not a 500
+    # a bad id: a 400 that says why above the form, which keeps what was typed; fixing it works
     resp = page.goto(f"{base}/compare/{BENCHMARK}/{SPLIT}?a=abc&b={ids['Random one']}")
-    assert resp.status in (400, 404), resp.status
-    expect(page.locator("main")).to_contain_text("integers")
+    assert resp.status == 400, resp.status
+    expect(page.locator("#compare-error")).to_contain_text("integers")
+    expect(page.get_by_label("Submission A")).to_have_value("abc")
+    expect(page.get_by_label("Submission A")).to_have_attribute("aria-invalid", "true")
     _each_width(page, shots, "compare-bad-id")
+    page.get_by_label("Submission A").fill(str(ids["Random two"]))
+    page.get_by_role("button", name="Compare").click()
+    expect(page.locator("table.compare")).to_be_visible()
+    resp = page.goto(f"{base}/compare/{BENCHMARK}/{SPLIT}?a=99999&b={ids['Random one']}")
+    assert resp.status == 404, resp.status
+    expect(page.locator("#compare-error")).to_contain_text("no scored submission 99999")
+
+    # from the compare page back to the board
+    page.locator(".crumbs a", has_text="AI-generated image detection").click()
+    expect(page).to_have_url(re.compile(BOARD + "$"))
 
     # the compare form on the compare page itself: labelled, keyboard-reachable, focus visible
     page.goto(f"{base}/compare/{BENCHMARK}/{SPLIT}")
