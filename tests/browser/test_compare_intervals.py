@@ -90,6 +90,10 @@ def _inside(page: Page, selector: str, width: int) -> None:
 def _sticky_columns_apart(page: Page) -> None:
     """Scrolled fully sideways, the sticky team column does not cover the rank column (which
     is wider since it carries the interval)."""
+    # the widest interval a board shows (only the top 100 rows get one)
+    page.evaluate("""() => { const cell = document.querySelector('table.board tbody td');
+        cell.firstChild.textContent = '100';
+        cell.querySelector('.rank-interval').textContent = '(100–100+)'; }""")
     page.evaluate("document.querySelector('.table-scroll').scrollLeft = 10000")
     page.wait_for_timeout(50)
     gaps = page.evaluate("""() => [...document.querySelectorAll('table.board tr')].map(tr => {
@@ -136,6 +140,7 @@ def test_intervals_and_compare(live, page, syncred_pack, screenshots, tmp_path):
         expect(page.locator("table.board .tied-first").first).to_be_visible()
         expect(page.locator("form.compare-pick")).to_be_visible()
         _sticky_columns_apart(page)
+        page.reload()
     _each_width(page, shots, "board", board_check)
 
     # "vs above" leads to the comparison of that row with the one above it
@@ -208,6 +213,10 @@ def test_intervals_and_compare(live, page, syncred_pack, screenshots, tmp_path):
     page.keyboard.press("Tab")
     outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert outline not in ("none", ""), outline
+    page.keyboard.press("Shift+Tab")  # an input's focus ring is the accent colour, not a tint
+    ring = page.evaluate("getComputedStyle(document.activeElement).outlineColor")
+    assert ring == "rgb(31, 95, 191)", ring
+    page.keyboard.press("Tab")
     page.keyboard.press("Enter")
     expect(page).to_have_url(re.compile(rf"a={ids['Random two']}&b={ids['Random three']}"))
     expect(page.locator("table.compare")).to_be_visible()
