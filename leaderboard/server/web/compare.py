@@ -11,6 +11,7 @@ from flask_login import current_user
 
 from leaderboard.server.boards import service as boards
 from leaderboard.server.db import get_session
+from leaderboard.server.services import ServiceError
 from leaderboard.server.services import compare as svc
 
 bp = Blueprint("compare", __name__)
@@ -20,9 +21,13 @@ bp = Blueprint("compare", __name__)
 def compare_page(key: str, split: str):
     info = boards.benchmark_info(get_session(), key)
     a, b = request.args.get("a"), request.args.get("b")
-    result = None
+    result = error = None
+    status = 200
     if a and b:
-        result = svc.compare(get_session(), benchmark_key=key, split=split, a=a, b=b,
-                             viewer=current_user)
+        try:
+            result = svc.compare(get_session(), benchmark_key=key, split=split, a=a, b=b,
+                                 viewer=current_user)
+        except ServiceError as exc:  # shown above the form, which keeps what was typed
+            error, status = exc.message, exc.status
     return render_template("compare/page.html", info=info, split=split, a=a or "", b=b or "",
-                           result=result, rule=svc.RULE)
+                           result=result, error=error, rule=svc.RULE), status
