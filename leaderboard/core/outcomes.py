@@ -21,8 +21,9 @@ contributed to the headline metric, kept at scoring time (labels are not at hand
 Per-item values come from the benchmark modules' own functions (``loki_closed.correctness``,
 ``choice.mcq_scores``, ``hallucination.artifact_scores``, ...), so the value an outcome gives
 with every item weighted once equals the stored headline record (a test checks this for every
-benchmark). Headlines an outcome cannot give (LOKI's judge-rated explanation score, TriDF's TCS
-composite) have none; their boards show no rank interval.
+benchmark). LOKI's explanation score is the mean of the judge's per-item totals (0-100), read
+from the ratings the scorer made. TriDF's TCS, a composite of several tasks' scores, has no
+item-level form here; its board shows no rank interval.
 
 Outcomes reveal labels (``strata`` is the class). They are written by the scoring job under the
 data directory and never served (`leaderboard.server.services.outcome_store`).
@@ -240,7 +241,12 @@ def _loki(block: Block, ctx: ScoringContext) -> Outcome | None:
     from leaderboard.core.benchmarks import loki_closed
 
     if block.task.key == "explanation":
-        return None  # a judge's rating, not stored per item (no interval; docs/performance.md)
+        from leaderboard.core.benchmarks import loki
+
+        ratings = loki.explanation_ratings(block, ctx)
+        if ratings is None:
+            return None  # needs a judge that was not given: no headline yet either
+        return _make(block, "explanation_score", "mean", [r.total for r in ratings])
     return _make(block, "accuracy", "mean", loki_closed.correctness(block),
                  version=loki_closed.METRIC_VERSION)
 

@@ -49,3 +49,25 @@ def test_outcomes_are_not_in_the_printed_result(packs, tmp_path):
     f = tmp_path / "p.jsonl"
     write_baseline(packs["vct2"], "test", "random", f, seed=3)
     assert "outcomes" not in score_predictions(packs["vct2"], "test", f).as_dict()
+
+
+def test_a_judged_explanation_score_has_outcomes_that_give_it_back(packs, tmp_path):
+    """LOKI's explanation score (a judge's mean rating) gets per-item outcomes when a judge is
+    given, from the ratings the scorer made (the judge is asked once per row)."""
+    from leaderboard.judges.registry import get_judge
+
+    pack = packs["loki"]
+    f = tmp_path / "p.jsonl"
+    write_baseline(pack, "test", "random", f, seed=3)
+    judge = get_judge("rules")
+    calls = []
+    rate = judge.rate_explanations
+    judge.rate_explanations = lambda cases: calls.append(len(cases)) or rate(cases)
+    result = score_predictions(pack, "test", f, judge=judge)
+    o = result.outcomes["all"]["explanation"]
+    assert o.metric == "explanation_score" and len(calls) == len(result.outcomes)  # once a part
+    for slc, mod in [({}, None)] + [({"modality": m}, m) for m in o.modalities]:
+        (rec,) = [r for r in result.parts["all"]
+                  if r.task == "explanation" and r.metric == o.metric and r.slice == slc]
+        assert point_value(o.subset(o.rows(mod))) == pytest.approx(rec.value, abs=1e-4)
+    assert "explanation" not in score_predictions(pack, "test", f).outcomes["all"]

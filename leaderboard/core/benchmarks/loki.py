@@ -143,13 +143,8 @@ def _score_explanation(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
         ctx.pending.append({"task": task, "metric": "explanation_score",
                             "reason": "the explanation score needs a judge (--judge NAME)"})
         return []
-    from leaderboard.judges.base import ExplanationCase
-
     modality = block.item["modality"].astype(str)
-    responses = block.pred["response"]
-    cases = [ExplanationCase(str(block.ids[i]), responses[i] or "", modality[i],
-                             block.truth["reference"][i]) for i in range(len(block))]
-    ratings = ctx.judge.rate_explanations(cases)
+    ratings = explanation_ratings(block, ctx)
     judge = ctx.judge.identity
     total = np.array([r.total for r in ratings], dtype=float)
     out = [_mean(task, "explanation_score", {}, total, judge, ctx)]
@@ -162,6 +157,24 @@ def _score_explanation(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
             vals = np.array([ratings[i].scores[crit] for i in sel], dtype=float)
             out.append(_mean(task, f"crit_{crit}", {"modality": m}, vals, judge, ctx))
     return out
+
+
+def explanation_ratings(block: Block, ctx: ScoringContext) -> list | None:
+    """The judge's rating of every row, once per block and context (the per-item outcomes,
+    `leaderboard.core.outcomes`, read the same ratings; rating is the expensive part); None
+    without a judge."""
+    if ctx.judge is None:
+        return None
+    memo = block.__dict__.get("_ratings")
+    if memo is None or memo[0] is not ctx:  # another context may bring another judge
+        from leaderboard.judges.base import ExplanationCase
+
+        modality = block.item["modality"].astype(str)
+        responses = block.pred["response"]
+        cases = [ExplanationCase(str(block.ids[i]), responses[i] or "", modality[i],
+                                 block.truth["reference"][i]) for i in range(len(block))]
+        memo = block.__dict__["_ratings"] = (ctx, ctx.judge.rate_explanations(cases))
+    return memo[1]
 
 
 def _mean(task, metric, slc, values, judge, ctx) -> MetricRecord:
