@@ -36,13 +36,15 @@ def test_warm_worker_times_out_a_job_and_goes_on(pg, redis_server, syncred_pack,
                                                  predictions):
     """Jobs run in the worker process (issue 16): the job timeout (RQ's SIGALRM) still ends a
     run that overstays with a reason, and the same process then scores the next submission."""
-    with make_stack(pg, redis_server, syncred_pack, tmp_path, SCORING_TIMEOUT_S="3") as st:
+    # 10 s: the fast run's first (cold) job must fit on a loaded CI machine; the slow one sleeps
+    # 30 s before it computes anything, far past it
+    with make_stack(pg, redis_server, syncred_pack, tmp_path, SCORING_TIMEOUT_S="10") as st:
         slow = st.submit(predictions["test"], method="slow")
         fast = st.submit(predictions["test"], method="fast")
-        worker = st.worker(delay_s=20, burst=True, LB_TEST_SCORING_DELAY_JOBS="1")
+        worker = st.worker(delay_s=30, burst=True, LB_TEST_SCORING_DELAY_JOBS="1")
         wait_for(lambda: st.rows()[slow][0] == "scoring", timeout_s=30, what="the slow run")
         assert descendants(worker.pid) == []  # no work-horse: the job runs in the worker
         assert worker.wait(timeout=60) == 0, st.logs()
         rows = st.rows()
-        assert rows[slow][0] == "failed" and "longer than the 3 s limit" in rows[slow][1]
+        assert rows[slow][0] == "failed" and "longer than the 10 s limit" in rows[slow][1]
         assert rows[fast][0] == "scored", st.logs()

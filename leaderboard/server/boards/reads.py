@@ -219,6 +219,8 @@ def iter_board_rows(session: Session, info: dict, task: dict, split: str, *,
             if r.competes:
                 rank += 1
             yield _row_dict(r, columns, sb.judge, rank if r.competes else None)
+        if len(rows) < chunk:
+            return  # the last chunk: no query for an empty one
         last = rows[-1].key
 
 

@@ -5,6 +5,8 @@ cached with the boards (`leaderboard.server.boards.service.get_cache`), cleared 
 """
 from __future__ import annotations
 
+from itertools import islice
+
 from flask import Response, current_app, json, jsonify, stream_with_context, url_for
 
 from leaderboard.server.boards import service as boards
@@ -59,6 +61,10 @@ def board_json(key: str, task: str, split: str):
     return _json(boards.get_cache().get_or_compute(key, cache_key, compute))
 
 
+#: rows a CSV export reads per query (and writes per piece of the stream)
+CSV_CHUNK = 1000
+
+
 @bp.get("/boards/<key>/<task>/<split>.csv")
 def board_csv(key: str, task: str, split: str):
     """The whole board as CSV (formula-safe cells). Query: modality, slice, mode.
@@ -90,12 +96,17 @@ def board_csv(key: str, task: str, split: str):
         return row + ([iv["lo"], f"{iv['hi']}+" if iv["open_end"] else iv["hi"],
                        int(iv["tied_first"])] if iv else ["", "", ""])
 
+    rows = boards.board_rows(lazy_session, **args, chunk=CSV_CHUNK)
+    # the first chunk is read before the answer starts: a database fault then is a clean 503
+    # (operations.md); a fault later, on a board longer than one chunk, can only cut it short
+    first = [line(r) for r in islice(rows, CSV_CHUNK)]
+
     def generate():
-        yield to_csv([], header=header)
+        yield to_csv(first, header=header)
         chunk = []
-        for r in boards.board_rows(lazy_session, **args):
+        for r in rows:
             chunk.append(line(r))
-            if len(chunk) >= 1000:
+            if len(chunk) >= CSV_CHUNK:
                 yield to_csv(chunk)
                 chunk = []
         if chunk:
