@@ -71,17 +71,17 @@ def board_csv(key: str, task: str, split: str):
 
     Streamed in keyset chunks from the standings: a large board is never held in memory."""
     args = board_args(key, task, split)
-    b = boards.board(lazy_session, **args, page=1, per_page=1)  # validates; the columns
-    cols = b["columns"]
+    # validates the arguments; its columns head the CSV, and the rank intervals, which only the
+    # top rows have, all come with the board's first page
+    top = boards.board(lazy_session, **args, page=1,
+                       per_page=min(boards.MAX_PER_PAGE, 2 * INTERVAL_TOP))
+    cols = top["columns"]
     header = ["rank", "team", "method", "submission_id", "baseline", "disqualified",
               "submitted_at"]
     for c in cols:
         header += [c["metric"], f"{c['metric']}_ci_low", f"{c['metric']}_ci_high",
                    f"{c['metric']}_n"]
     header += ["rank_lo", "rank_hi", "tied_first"]  # the 95% rank interval (issue 14)
-    # intervals exist for the top rows only, all of which are on the board's first page
-    top = boards.board(lazy_session, **args, page=1,
-                       per_page=min(boards.MAX_PER_PAGE, 2 * INTERVAL_TOP))
     intervals = {r["submission_id"]: r["rank_interval"] for r in top["rows"]
                  if r.get("rank_interval")}
 
