@@ -43,8 +43,8 @@ demo: setup
 	$(PY) -m leaderboard demo-packs --out packs
 
 bench: setup
-	$(PY) benchmarks/bench_metrics.py
-	$(PY) benchmarks/bench_scoring.py
+	$(PY) perf/bench_metrics.py
+	$(PY) perf/bench_scoring.py
 
 clean:
 	rm -rf instance packs .pytest_cache

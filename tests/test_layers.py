@@ -3,9 +3,10 @@
 Every ``import`` statement is read from the source with ``ast``, at any depth (imports inside
 functions count: a lazy import is still a dependency), and resolved to the project's modules.
 Rules:
-- the scoring core (`leaderboard.core`) imports nothing of the server, the harness, the judges'
-  heavy backends, the builders or the demo generators, and no Flask, SQLAlchemy, Redis, RQ,
-  Docker SDK, torch or transformers;
+- the scoring core (`leaderboard.core`) imports nothing of the server, the harness, the judges
+  (a rubric, the causes and the cases a judge reads are benchmark definitions and live in the
+  core; a judge is handed to the core, never imported by it), the builders or the demo
+  generators, and no Flask, SQLAlchemy, Redis, RQ, Docker SDK, torch or transformers;
 - the submission client and the core CLI import nothing of the server;
 - the harness imports nothing of `leaderboard`;
 - services, access and boards import no web code; jobs import no web code;
@@ -100,8 +101,7 @@ def _within(name: str, prefixes) -> bool:
 
 RULES = [
     ("leaderboard.core", ["leaderboard.server", "harness", "leaderboard.builders", "leaderboard.demo",
-                          "leaderboard.client", "leaderboard.judges.minilm",
-                          "leaderboard.judges.openai_compat", "leaderboard.judges.calibrate"]),
+                          "leaderboard.client", "leaderboard.judges"]),
     ("leaderboard.client", ["leaderboard.server", "harness"]),
     ("leaderboard.judges", ["leaderboard.server", "harness"]),
     ("leaderboard.builders", ["leaderboard.server", "harness"]),

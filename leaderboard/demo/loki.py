@@ -267,7 +267,7 @@ def fidelity_section() -> str:
     return f"""## Fidelity to the authors' code
 Reproduced from opendatalab/LOKI `lm_evaluate/tasks/loki.py` at {AUTHORS_COMMIT} (the file last
 changed in 2a5723b), pinned by `tests/conformance/test_loki_*.py` and re-checked against the
-authors' code by `benchmarks/conformance.py`.
+authors' code by `conformance/check.py`.
 
 | Number | Authors' function | Deliberate difference |
 |---|---|---|

@@ -13,58 +13,22 @@ the prompts, thresholds, rules or model change, so a leaderboard column never mi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 
-from leaderboard.core.taxonomy import ARTIFACT_KEYS, validate_keys
-from leaderboard.judges import rubric
+from leaderboard.core import rubric
+
+# The cases a judge reads are part of the benchmarks' definitions, so they live in the core.
+from leaderboard.core.judge_cases import (  # noqa: F401
+    ArtifactCase,
+    ExplanationCase,
+    check_candidates,
+)
 
 
 class JudgeError(RuntimeError):
     """A judge could not produce an answer: endpoint down, malformed output after retries,
     model files missing, unknown judge name. The message says which and what to check."""
-
-
-@dataclass(frozen=True)
-class ExplanationCase:
-    """One LOKI abnormal-explanation item: the response and the human annotation it is rated on.
-
-    `reference` is validated at construction (`rubric.normalize_reference`); `groups` holds the
-    normalized ``{group: (desc, ...)}`` form every backend reads.
-    """
-
-    item_id: str
-    response: str
-    modality: str
-    reference: Mapping
-    groups: Mapping[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.item_id, str) or not self.item_id:
-            raise ValueError(f"item_id must be a non-empty string, got {self.item_id!r}")
-        if not isinstance(self.response, str):
-            raise ValueError(f"response of item {self.item_id!r} must be a string, "
-                             f"got {type(self.response).__name__}")
-        groups = rubric.normalize_reference(self.reference, modality=self.modality)
-        object.__setattr__(self, "groups", MappingProxyType(groups))
-
-
-@dataclass(frozen=True)
-class ArtifactCase:
-    """One TriDF OEQ response to map. `candidates` must depend only on the item (its modality),
-    because cached mappings are keyed by item, response and judge, not by candidates."""
-
-    item_id: str
-    response: str
-    candidates: tuple[str, ...] | None = None
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.item_id, str) or not self.item_id:
-            raise ValueError(f"item_id must be a non-empty string, got {self.item_id!r}")
-        if not isinstance(self.response, str):
-            raise ValueError(f"response of item {self.item_id!r} must be a string")
-        if self.candidates is not None:
-            object.__setattr__(self, "candidates", tuple(check_candidates(self.candidates)))
 
 
 @dataclass(frozen=True)
@@ -103,14 +67,6 @@ class Rating:
         return cls.from_scores(data["scores"], modality=data["modality"],
                                refused=bool(data.get("refused", False)),
                                rationale=data.get("rationale"))
-
-
-def check_candidates(candidates) -> list[str]:
-    """Validate candidate artifact keys (taxonomy order kept); ValueError on unknown keys."""
-    keys = validate_keys(candidates, what="candidates")
-    if not keys:
-        raise ValueError("candidates must name at least one artifact key")
-    return [k for k in ARTIFACT_KEYS if k in keys]
 
 
 class Judge:

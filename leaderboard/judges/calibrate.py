@@ -2,7 +2,7 @@
 
 How the shipped `@3` thresholds (``thresholds/local-minilm_v3.json``; `@2`'s file was made the
 same way when the set had only its first batch) were obtained:
-``python -m leaderboard.judges.calibrate --evalset benchmarks/judge_evalset/evalset.jsonl``: the
+``python -m leaderboard.judges.calibrate --evalset judge_eval/evalset/evalset.jsonl``: the
 ``dev`` part only of the independent evaluation set (issue 18; never the ``heldout`` part, which
 reports the judge's quality). Each response is scored with its modality's candidates; per
 artifact the threshold maximizing F1 over the dev responses of the modalities it applies to

@@ -21,32 +21,33 @@ from __future__ import annotations
 import re
 from types import MappingProxyType
 
+from leaderboard.core.causes import CAUSE_TITLES
 from leaderboard.judges import text
 
 _I = re.I
 
-#: cause key -> (title, keyword pattern)
+#: cause key -> (title, keyword pattern); keys and titles are the benchmark's (`leaderboard.core.causes`)
 CAUSES = MappingProxyType({
-    "layout_template": ("Layout / template", re.compile(
+    "layout_template": (CAUSE_TITLES["layout_template"], re.compile(
         r"\blayouts?\b|\btemplates?\b|\bletterhead|\bofficial (?:format|style|look|notice|"
         r"document)|\bformat(?:ted)? (?:is|looks|matches|of an?)\b|\bdocument structure|"
         r"\bstructured\b|\bseals?\b|\bstamps?\b|\blogos?\b|\bheaders?\b|\bwatermark|"
         r"版式|模板|布局|格式|公章|印章|抬头", _I)),
-    "interface_conventions": ("Interface / screenshot conventions", re.compile(
+    "interface_conventions": (CAUSE_TITLES["interface_conventions"], re.compile(
         r"\binterfaces?\b|\bUI\b|\bscreen ?shots?\b|\bscreen (?:capture|grab)|\bstatus bar|"
         r"\bnavigation bar|\bmenu bar|\bbuttons?\b|\bweb ?(?:page|site)s?\b|\bapp(?:lication)?s?\b|"
         r"\bbrowser\b|\bmetadata\b|\btimestamps?\b|界面|截图|截屏|网页|状态栏|页面", _I)),
-    "typography": ("Typography", re.compile(
+    "typography": (CAUSE_TITLES["typography"], re.compile(
         r"\bfonts?\b|\btypefaces?\b|\btypograph\w*|\btypeset\w*|\bkerning\b|\bglyphs?\b|"
         r"\b(?:text|characters|lettering|writing|print) (?:is |are |looks? |appears? )?"
         r"(?:clear|crisp|sharp|legible|readable|consistent|aligned|well)|"
         r"\b(?:legible|readable|crisp|clear|sharp) (?:text|characters|lettering)|"
         r"字体|排版|字迹|文字清晰|字号", _I)),
-    "camera_lighting": ("Camera perspective and lighting", re.compile(
+    "camera_lighting": (CAUSE_TITLES["camera_lighting"], re.compile(
         r"\bperspective\b|\blight(?:ing|s)?\b|\bshadows?\b|\bglare\b|\breflections?\b|"
         r"\bcamera\b|\bphotographed\b|\bangle\b|\bexposure\b|\bdepth of field\b|\bmoir[eé]\b|"
         r"\bphoto (?:of|taken)|透视|光照|光线|阴影|拍摄|翻拍|反光|角度", _I)),
-    "no_visible_artifacts": ("No visible AI artifacts", None),
+    "no_visible_artifacts": (CAUSE_TITLES["no_visible_artifacts"], None),
 })
 CAUSE_KEYS = tuple(CAUSES)
 

@@ -29,7 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from leaderboard.core.taxonomy import ARTIFACT_KEYS, ARTIFACTS_BY_KEY
-from leaderboard.judges import rubric, text
+from leaderboard.core import rubric
+from leaderboard.judges import text
 from leaderboard.judges.base import (
     ExplanationCase,
     Judge,

@@ -1,8 +1,8 @@
 """The measured quality of the offline artifact judges, as shipped (issue 18).
 
-``data/quality_heldout.json`` is a summary of ``benchmarks/judge_quality.py --part heldout
+``data/quality_heldout.json`` is a summary of ``judge_eval/quality.py --part heldout
 --save``: per judge identity and modality, micro precision / recall / F1 with 95% bootstrap CIs on
-the held-out part of the independent evaluation set (``benchmarks/judge_evalset``), the share of
+the held-out part of the independent evaluation set (``judge_eval/evalset``), the share of
 denied artifacts mapped anyway, and the bias induced on TriDF's F0.5. Benchmark pages that judge
 free text show it next to the boards; ``docs/judges.md`` has the per-artifact tables.
 `summarize` builds the file from a saved report (the command is in the file).
@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 PATH = Path(__file__).resolve().parent / "data" / "quality_heldout.json"
-COMMAND = ("python -m benchmarks.judge_quality --part heldout --judges rules@1 rules@2 rules "
+COMMAND = ("python -m judge_eval.quality --part heldout --judges rules@1 rules@2 rules "
            "local-minilm@1 local-minilm@2 local-minilm --save report.json; "
            "python -m leaderboard.judges.quality report.json")
 

@@ -6,7 +6,7 @@ It is a baseline, named for what it is, never a stand-in for the papers' LLM jud
 - `map_artifacts`: `rules@3` maps with `leaderboard.judges.mapping` (sentence and list-item
   segmentation, negation scope that tells "no blurring" from "casts no shadow", generic and
   hypothetical statements skipped, a lexicon written from TriDF appendix C with indirect
-  descriptions); measured on the independent evaluation set in `benchmarks/judge_evalset`
+  descriptions); measured on the independent evaluation set in `judge_eval/evalset`
   (`docs/judges.md`). `rules@2` keeps its mapping frozen in `leaderboard.judges.mapping_v2`, and
   `rules@1` its original one (`lexicon.py` with the negation rules of `text.py`), so records
   stored under those identities can still be reproduced.
@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 
 from leaderboard.core.taxonomy import ARTIFACT_KEYS
-from leaderboard.judges import rubric, text
+from leaderboard.core import rubric
+from leaderboard.judges import text
 from leaderboard.judges.base import (
     ExplanationCase,
     Judge,

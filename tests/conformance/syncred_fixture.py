@@ -1,6 +1,6 @@
 """A small SynCred-Bench release and judge answers in the authors' formats (thu-coai/Syncred-Bench).
 
-Shared by the conformance adapter (`benchmarks/conformance_lib/syncred.py`, which runs the authors'
+Shared by the conformance adapter (`conformance/adapters/syncred.py`, which runs the authors'
 ``scripts/evaluate_mllm.py`` on it) and the pinned tests (``test_syncred_*.py``), so both see the
 same bytes. Layout, as the authors' README and ``evaluate_mllm.py`` read it::
 

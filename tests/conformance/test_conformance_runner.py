@@ -1,4 +1,4 @@
-"""``benchmarks/conformance.py``: adapter discovery, the 1e-9 comparison, n/a on one side, the
+"""``conformance/check.py``: adapter discovery, the 1e-9 comparison, n/a on one side, the
 table, JSON, and exit codes; with fake adapters in a temporary folder."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 spec = importlib.util.spec_from_file_location("conformance_runner",
-                                              ROOT / "benchmarks" / "conformance.py")
+                                              ROOT / "conformance" / "check.py")
 runner = importlib.util.module_from_spec(spec)
 sys.modules[spec.name] = runner
 spec.loader.exec_module(runner)

@@ -1,6 +1,6 @@
 """SynCred-Bench against the authors' code, pinned: the values of ``data/syncred_authors.json``
 come from running thu-coai/Syncred-Bench's ``scripts/evaluate_mllm.py`` (commit 4a0f638) outside
-this repository, through ``benchmarks/conformance.py --only syncred --json``:
+this repository, through ``conformance/check.py --only syncred --json``:
 
 * ``tpr`` / ``fpr`` overall, by form and by style: ``summarize``'s ``ai_rate`` (summary.csv) of
   ``evaluate_model`` runs on ``SynCred_600`` (``--ground-truth ai``) and ``FP450`` (``real``);

@@ -1,6 +1,6 @@
 """VCT² against the authors' code, pinned: the values of ``data/vct2_authors.json`` come from
 running Hasnat79/VCT_2 (commit befabc3) outside this repository, through
-``benchmarks/conformance.py --only vct2 --json``:
+``conformance/check.py --only vct2 --json``:
 
 * the seven Visual AI Index features of ``vai_scripts/feature_extraction_agid.py``
   (``calculate_texture_complexity``, ``calculate_color_distribution_consistency``,

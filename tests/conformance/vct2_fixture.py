@@ -1,6 +1,6 @@
 """A small VCT² release in the authors' Hugging Face table shape, and detector scores per case.
 
-Shared by the conformance adapter (`benchmarks/conformance_lib/vct2.py`) and the pinned tests
+Shared by the conformance adapter (`conformance/adapters/vct2.py`) and the pinned tests
 (``test_vct2_*.py``). The tables are what ``data/hf_data_download_coco.py`` (Hasnat79/VCT_2)
 loads from ``anonymous1233/COCO_AI`` and ``.../Twitter_AI``: one row per caption, a ``caption``
 column and one image column per source, each cell a ``{"bytes", "path"}`` struct.

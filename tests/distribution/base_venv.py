@@ -1,6 +1,6 @@
 """Build the wheel and install it, with no extras, into a fresh virtual environment.
 
-Used by the base-install test and by ``benchmarks/bench_base_install.py``. Dependencies come from
+Used by the base-install test and by ``perf/bench_base_install.py``. Dependencies come from
 the package index pip is configured with (PyPI in CI), with pip's cache.
 """
 from __future__ import annotations

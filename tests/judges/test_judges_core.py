@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from leaderboard.core import taxonomy
+from leaderboard.core import rubric, taxonomy
 from leaderboard.judges import (
     ArtifactCase,
     ExplanationCase,
@@ -14,7 +14,6 @@ from leaderboard.judges import (
     Rating,
     get_judge,
     judge_batch,
-    rubric,
     text,
 )
 from leaderboard.judges.cache import JudgeCache, cache_key
@@ -193,7 +192,7 @@ def test_shipped_thresholds_come_from_the_shipped_calibration_sets():
     old = json.loads((PACKAGE / "thresholds/local-minilm_v1.json").read_text())
     assert old["source_sha256"] == hashlib.sha256(DATA_PATH.read_bytes()).hexdigest()
     assert old["judge"] == "local-minilm@1"
-    evalset = PACKAGE.parents[1] / "benchmarks" / "judge_evalset" / "evalset.jsonl"
+    evalset = PACKAGE.parents[1] / "judge_eval" / "evalset" / "evalset.jsonl"
     digest = hashlib.sha256(evalset.read_bytes()).hexdigest()
     v2 = json.loads((PACKAGE / "thresholds/local-minilm_v2.json").read_text())
     assert v2["judge"] == "local-minilm@2" and v2["n_examples"] == 453

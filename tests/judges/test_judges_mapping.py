@@ -2,7 +2,7 @@
 generic statements.
 
 The sentences here were written for these tests, independently of the evaluation set in
-`benchmarks/judge_evalset` (which measures the judge; these pin behaviour that must not regress).
+`judge_eval/evalset` (which measures the judge; these pin behaviour that must not regress).
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ the real CLI client (`leaderboard.client.submit`: derived idempotency key, retri
 3. every error a client saw was a 503 JSON answer with ``Retry-After``, or a connection error
    (which the client retried).
 With ``LB_FAULT_REPORT=<file>`` each check appends its measurements (JSON lines) to that file:
-``benchmarks/bench_faults.py`` builds the table in docs/operations.md from them. With
+``perf/bench_faults.py`` builds the table in docs/operations.md from them. With
 ``LB_FAULT_DEBUG=1`` each upload prints its duration and retries (``pytest -s``).
 """
 from __future__ import annotations

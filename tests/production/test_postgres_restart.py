@@ -15,7 +15,7 @@ import time
 import pytest
 import requests
 
-from benchmarks.load_test import EXPECTED, Traffic, User
+from perf.load_test import EXPECTED, Traffic, User
 from tests.production.conftest import wait_for
 from tests.production.services import free_port, wait_port
 

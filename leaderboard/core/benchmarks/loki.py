@@ -15,7 +15,7 @@ Closed-form metrics (accuracy, the authors' balanced aggregate, NBI, unparsable)
 `loki_closed`; the explanation score here.
 
 - ``explanation_score``: the judge's total, 0-100, and one ``crit_<name>`` record per rubric
-  criterion on the criterion's own scale (`leaderboard.judges.rubric.CRITERIA`).
+  criterion on the criterion's own scale (`leaderboard.core.rubric.CRITERIA`).
 
 Slices: ``{}`` is every covered modality, audio included; ``{"scope": "without_audio"}`` is the
 paper's "Overall" column (video, image, 3D and text; emitted only when all four are covered), as
@@ -38,7 +38,7 @@ from leaderboard.core.benchmarks.base import (
 from leaderboard.core.benchmarks.loki_closed import JUDGMENT_TASKS, MODALITIES, score_closed
 from leaderboard.core.metrics import bootstrap
 from leaderboard.core.records import MetricRecord
-from leaderboard.judges import rubric
+from leaderboard.core import rubric
 
 PHRASINGS = ("ask_fake", "ask_real")
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -167,7 +167,7 @@ def explanation_ratings(block: Block, ctx: ScoringContext) -> list | None:
         return None
     memo = block.__dict__.get("_ratings")
     if memo is None or memo[0] is not ctx:  # another context may bring another judge
-        from leaderboard.judges.base import ExplanationCase
+        from leaderboard.core.judge_cases import ExplanationCase
 
         modality = block.item["modality"].astype(str)
         responses = block.pred["response"]

@@ -22,7 +22,7 @@ Metrics (fractions; see `METRICS` for directions):
   paper's "screenshot -11.1pp, fax +9.4pp"; with balanced styles the two means coincide).
 * ``fn_cause_<cause>``: false-negative attribution from ``rationale`` (section "false-negative
   attribution"): the share of false negatives with a rationale whose rationale names the cause
-  (`leaderboard.judges.causes.CAUSES`: layout/template, interface conventions, typography, camera
+  (`leaderboard.core.causes.CAUSE_TITLES`: layout/template, interface conventions, typography, camera
   perspective and lighting, no visible AI artifacts), mapped by ``ctx.judge.attribute_causes``
   and carrying the judge's identity; pending without a judge or with one that cannot map them.
 
@@ -54,7 +54,7 @@ from leaderboard.core.metrics.bootstrap import (
 )
 from leaderboard.core.metrics.ranking import pr_auc, tpr_at_fpr
 from leaderboard.core.records import MetricRecord
-from leaderboard.judges.causes import CAUSES
+from leaderboard.core.causes import CAUSE_KEYS, CAUSE_TITLES
 
 FORMS = ("ML", "IN", "PI", "CR", "AD", "AM")
 STYLES = ("NR", "SC", "CC", "FC", "SP", "CV", "OP")
@@ -91,7 +91,7 @@ class SynCred(Benchmark):
         **{f"fn_cause_{key}": MetricSpec(f"FN cause: {title}", False,
                                          description="share of false negatives whose rationale "
                                                      "names this cause (judge-mapped)")
-           for key, (title, _) in CAUSES.items()},
+           for key, title in CAUSE_TITLES.items()},
     }
 
     def extract(self, kind, text, options):
@@ -193,7 +193,7 @@ class SynCred(Benchmark):
                                           "rationale)"})
             return
         m = len(fn_with_reason)
-        for key in CAUSES:
+        for key in CAUSE_KEYS:
             k = sum(key in c for c in causes)
             draws = binomial_draws(n=[m], k=[k], **boot)[:, 0] / m
             low, high = percentile_ci(draws)

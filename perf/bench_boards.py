@@ -1,6 +1,6 @@
 """Board serving speed: 5,000 scored submissions, two gunicorn workers, loopback (not a test).
 
-    .venv/bin/python benchmarks/bench_boards.py [--submissions 5000] [--duration 10]
+    .venv/bin/python perf/bench_boards.py [--submissions 5000] [--duration 10]
         [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/lb_bench] [--redis-url ...]
 
 Builds a fresh database (SQLite in a temporary directory unless ``--database-url`` names an

@@ -6,8 +6,8 @@ submissions, and predictions uploads (at most one every ``--upload-every`` secon
 the per-user SUBMIT_RATE_LIMIT). Any answer other than the expected status, and any connection
 error, is an error. After the run it waits (bounded) until every accepted submission is scored.
 
-    .venv/bin/python benchmarks/load_test.py                      # 50 users, 60 s, private PG+Redis
-    .venv/bin/python benchmarks/load_test.py --users 10 --duration 10
+    .venv/bin/python perf/load_test.py                      # 50 users, 60 s, private PG+Redis
+    .venv/bin/python perf/load_test.py --users 10 --duration 10
 
 Without ``--database-url``/``--redis-url`` it starts a private PostgreSQL and Redis on spare
 loopback ports (the fault tests' helpers, `tests.production.services`); the web server is

@@ -2,7 +2,7 @@
 
 Usage (from the repo root)::
 
-    python benchmarks/bench_base_install.py [--repeat 5]
+    python perf/bench_base_install.py [--repeat 5]
 
 Builds the wheel, installs it with no extras into a fresh venv (dependencies from the configured
 package index and pip's cache), then times, best of ``--repeat``: ``leaderboard score --help``

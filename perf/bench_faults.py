@@ -1,7 +1,7 @@
 """Recovery times under faults (issue 17), for the fault table in docs/operations.md. Not a test:
 prints numbers.
 
-    .venv/bin/python benchmarks/bench_faults.py [--runs 3] [-k EXPR] [--out faults.jsonl]
+    .venv/bin/python perf/bench_faults.py [--runs 3] [-k EXPR] [--out faults.jsonl]
 
 Runs ``tests/production/test_recovery.py`` ``--runs`` times (pytest, ``-p no:cacheprovider``),
 each time on its own PostgreSQL and Redis started by the tests (PostgreSQL server binaries and

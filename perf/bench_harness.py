@@ -1,7 +1,7 @@
 """Harness overhead over a bare ``docker run --rm`` of the same image (not a test).
 
     bash scripts/start-docker.sh
-    .venv/bin/python benchmarks/bench_harness.py [--repeat 10]
+    .venv/bin/python perf/bench_harness.py [--repeat 10]
 
 Both sides run the same busybox image (``FROM scratch``, writes one prediction line and exits):
 the bare side is ``docker run --rm --network none IMAGE`` through the CLI (and, to exclude the

@@ -2,7 +2,7 @@
 
 Usage (from the repo root)::
 
-    python benchmarks/conformance.py --authors DIR [--only NAME] [--json]
+    python conformance/check.py --authors DIR [--only NAME] [--json]
 
 ``DIR`` holds one checkout per authors' repository, named ``<owner>+<repo>``::
 
@@ -17,7 +17,7 @@ Usage (from the repo root)::
 | tar -x -C authors/<owner>+<repo>``; pin a commit with ``git -C authors/<owner>+<repo> checkout
 <sha>`` to re-check an older version). Submodules are not needed.
 
-Adapters are the modules of ``benchmarks/conformance_lib/`` whose name does not start with "_";
+Adapters are the modules of ``conformance/adapters/`` whose name does not start with "_";
 each exposes ``NAME``, ``REPO`` ("owner/repo") and ``compare(authors_dir, work) -> list[dict]``
 returning rows ``{"benchmark", "case", "metric", "slice", "ours", "authors"}`` (and optionally
 ``"source"``: the authors' function, or the reference, the "authors" value comes from). ``work``
@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-LIB = ROOT / "benchmarks" / "conformance_lib"
+LIB = ROOT / "conformance" / "adapters"
 TOLERANCE = 1e-9
 ROW_KEYS = ("benchmark", "case", "metric", "slice", "ours", "authors")
 
@@ -58,9 +58,9 @@ def discover(lib: Path = LIB) -> list:
     for path in sorted(lib.glob("*.py")):
         if path.name.startswith("_"):
             continue
-        # ours as benchmarks.conformance_lib.<name> (adapters import their helpers so); any
+        # ours as conformance.adapters.<name> (adapters import their helpers so); any
         # other folder (a test's) by path
-        module = (importlib.import_module(f"benchmarks.conformance_lib.{path.stem}")
+        module = (importlib.import_module(f"conformance.adapters.{path.stem}")
                   if lib.resolve() == LIB.resolve() else _load_path(path))
         missing = [a for a in ("NAME", "REPO", "compare") if not hasattr(module, a)]
         if missing:

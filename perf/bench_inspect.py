@@ -5,7 +5,7 @@ the config's diff ids), at upload time in the web process and again on the GPU w
 throughput bounds how long a large image takes to be accepted. The layer here is 256 MiB of
 half random, half zero bytes (compressing to about half), gzip level 1 and zstd level 3.
 
-    .venv/bin/python benchmarks/bench_inspect.py [--mib 256] [--repeat 3]
+    .venv/bin/python perf/bench_inspect.py [--mib 256] [--repeat 3]
 """
 from __future__ import annotations
 

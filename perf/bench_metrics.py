@@ -1,6 +1,6 @@
 """Timing and peak memory of the metric library at paper scale (not a test).
 
-    .venv/bin/python benchmarks/bench_metrics.py [--repeat 5]
+    .venv/bin/python perf/bench_metrics.py [--repeat 5]
 
 (i) VCT²-like scoring: 165,573 rows with scores; subsets COCO_AI (10,017 reals, 6 generators)
     and Twitter_AI (15,909 reals, 5 generators, no Midjourney). Per subset x generator (that

@@ -2,7 +2,7 @@
 
 Run from the repository root:
 
-    .venv/bin/python -m benchmarks.bench_judges [--n 300] [--judges rules@1 rules local-minilm]
+    .venv/bin/python -m perf.bench_judges [--n 300] [--judges rules@1 rules local-minilm]
 
 `evaluate_mapper(judge, examples)` is the reusable part: give it (response, true artifact set)
 pairs, e.g. from demo-pack annotations, and it returns precision, recall and F1 per artifact plus

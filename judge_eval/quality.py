@@ -2,13 +2,13 @@
 
 Run from the repository root (CPU; the MiniLM judge loads its packaged model):
 
-    .venv/bin/python -m benchmarks.judge_quality --part heldout [--judges rules local-minilm]
-    .venv/bin/python -m benchmarks.judge_quality --part heldout --judges rules@1 rules \\
+    .venv/bin/python -m judge_eval.quality --part heldout [--judges rules local-minilm]
+    .venv/bin/python -m judge_eval.quality --part heldout --judges rules@1 rules \\
         local-minilm@1 local-minilm --markdown --save quality.json
-    .venv/bin/python -m benchmarks.judge_quality --part heldout --markdown   # docs/judges.md tables
-    .venv/bin/python -m benchmarks.judge_quality --part dev --errors rules    # dev only
+    .venv/bin/python -m judge_eval.quality --part heldout --markdown   # docs/judges.md tables
+    .venv/bin/python -m judge_eval.quality --part dev --errors rules    # dev only
 
-The set is `benchmarks/judge_evalset/evalset.jsonl` (its README says how it was written: by hand,
+The set is `judge_eval/evalset/evalset.jsonl` (its README says how it was written: by hand,
 independently of the judges' word lists, labelled with the artifacts each response claims and the
 ones it denies). Judges are developed on the ``dev`` part only; ``heldout`` is for reporting. The
 script refuses to list individual errors on ``heldout`` so that nobody tunes on it by accident.
@@ -38,7 +38,7 @@ from leaderboard.core.metrics.hallucination import artifact_scores
 from leaderboard.core.taxonomy import artifacts_for
 from leaderboard.judges import get_judge
 
-EVALSET = Path(__file__).resolve().parent / "judge_evalset" / "evalset.jsonl"
+EVALSET = Path(__file__).resolve().parent / "evalset" / "evalset.jsonl"
 MODALITIES = ("image", "video", "audio")
 DRAWS = 1000
 

@@ -1,7 +1,7 @@
 """Scoring job time, cold (a work-horse forked per job) vs warm (jobs in the worker's own
 process, the default since issue 16). Not a test: prints numbers.
 
-    .venv/bin/python benchmarks/bench_worker_warm.py --redis-url redis://127.0.0.1:6379/13
+    .venv/bin/python perf/bench_worker_warm.py --redis-url redis://127.0.0.1:6379/13
         [--jobs 5] [--scale small|large] [--only syncred,loki]
         [--pg-admin-url postgresql+psycopg://postgres@127.0.0.1:5432/postgres] [--db-prefix P]
 
@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_submit import drop_database  # noqa: E402
+from perf.bench_submit import drop_database  # noqa: E402
 
 LINE = re.compile(r"job=score submission=(\d+) outcome=(\w+) (.*)$")
 

@@ -1,6 +1,6 @@
 """Time and memory of building a VCT² pack from parquet tables at scale (not a test).
 
-    .venv/bin/python benchmarks/bench_build_vct2.py [--rows 90] [--size 256] [--workers 1]
+    .venv/bin/python perf/bench_build_vct2.py [--rows 90] [--size 256] [--workers 1]
 
 Writes synthetic tables in the authors' shape (COCO_AI: caption + 7 image columns, Twitter_AI:
 caption + 6; images as embedded PNG bytes in ``{"bytes", "path"}`` structs, one row group per 16

@@ -1,7 +1,7 @@
 """Time of one ``GET /metrics`` against the number of finished submissions (issue 16). Not a
 test: prints numbers.
 
-    .venv/bin/python benchmarks/bench_ops_scrape.py --redis-url redis://127.0.0.1:6379/13
+    .venv/bin/python perf/bench_ops_scrape.py --redis-url redis://127.0.0.1:6379/13
         [--rows 100000] [--repeat 20]
         [--pg-admin-url postgresql+psycopg://postgres@127.0.0.1:5432/postgres] [--db-prefix P]
 
@@ -29,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_submit import drop_database  # noqa: E402
-from benchmarks.bench_worker_warm import create_database_named  # noqa: E402
+from perf.bench_submit import drop_database  # noqa: E402
+from perf.bench_worker_warm import create_database_named  # noqa: E402
 
 
 def old_figures(session) -> int:

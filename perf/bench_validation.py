@@ -6,7 +6,7 @@ predictions file of about --size-gb gigabytes (one row per item; each row padded
 reports wall time and the process's peak resident memory (ru_maxrss, everything included:
 interpreter, numpy, the compiled item table and the id index).
 
-    .venv/bin/python benchmarks/bench_validation.py [--size-gb 1.0] [--pack DIR] [--keep]
+    .venv/bin/python perf/bench_validation.py [--size-gb 1.0] [--pack DIR] [--keep]
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Boards at scale (issue 16): N scored submissions, two gunicorn workers, PostgreSQL + Redis.
 
-    .venv/bin/python benchmarks/bench_scale.py --submissions 50000 \\
+    .venv/bin/python perf/bench_scale.py --submissions 50000 \\
         --redis-url redis://127.0.0.1:6402/5 [--duration 8] [--keep]
 
 Creates its own PostgreSQL database (``lb_bench_scale_<random>``, dropped at the end unless
@@ -42,7 +42,7 @@ from datetime import datetime, timedelta, timezone
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "perf"))
 
 from bench_boards import free_port, run_python, wait_up  # noqa: E402
 

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # loaded by path or as a module
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.conformance_lib._authors_code import load_functions  # noqa: E402
+from conformance.adapters._authors_code import load_functions  # noqa: E402
 
 NAME = "vct2"
 REPO = "Hasnat79/VCT_2"

@@ -2,8 +2,8 @@
 
 Usage (from the repo root)::
 
-    python benchmarks/bench_vct2.py                  # score_block on an in-memory block
-    python benchmarks/bench_vct2.py --end-to-end     # + a large pack on disk, score_predictions
+    python perf/bench_vct2.py                  # score_block on an in-memory block
+    python perf/bench_vct2.py --end-to-end     # + a large pack on disk, score_predictions
 
 Prints wall seconds (best of ``--repeat``) and peak traced memory (tracemalloc) of the scoring
 step alone. Targets: <= 0.3 s and <= 300 MB for score_block.

@@ -1,7 +1,7 @@
 """Submission latency with a real worker (issue 3): "a 10,000-row upload is scored and visible
 within 3 s". Not a test: prints numbers.
 
-    .venv/bin/python benchmarks/bench_submit.py [--rows 10000] [--runs 3]
+    .venv/bin/python perf/bench_submit.py [--rows 10000] [--runs 3]
         [--pg-admin-url postgresql+psycopg://postgres@127.0.0.1:5432/postgres]
         [--redis-url redis://127.0.0.1:6379/12]
 

@@ -2,7 +2,7 @@
 
 Usage (from the repo root)::
 
-    python benchmarks/bench_rank_intervals.py [--submissions 1000] [--repeat 3] [--packs DIR]
+    python perf/bench_rank_intervals.py [--submissions 1000] [--repeat 3] [--packs DIR]
 
 For the VCT² large demo pack's test split and LOKI's judgment task (large demo pack), it scores
 one baseline to get the split's real strata (the outcome file the scoring job writes), then

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # loaded by path or as a module
-from benchmarks.conformance_lib._tridf_shared import (
+from conformance.adapters._tridf_shared import (
     CASES,
     ROOT,
     Answers,

@@ -3,7 +3,7 @@ cost of rescoring a board from the database judge cache (docs/judges.md reports 
 
 Run from the repository root (CPU only; about a minute with the MiniLM judge):
 
-    .venv/bin/python -m benchmarks.bench_judges_server [--items 1200] [--subs 10]
+    .venv/bin/python -m perf.bench_judges_server [--items 1200] [--subs 10]
         [--judges rules local-minilm]
 
 Protocol for the mapper figures (honest about what they measure): truth = the annotated artifact
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import orjson
 
-from benchmarks.bench_judges import evaluate_mapper
+from perf.bench_judges import evaluate_mapper
 from leaderboard.core.taxonomy import ARTIFACT_KEYS, ARTIFACTS_BY_KEY, artifacts_for
 from leaderboard.judges import get_judge
 from leaderboard.judges.caching import CachingJudge
