@@ -31,8 +31,11 @@ serve: setup
 services:
 	bash scripts/start-services.sh
 
+# The suite runs on TEST_WORKERS pytest-xdist workers (most tests wait on services, so three
+# workers pay on two cores); each worker gets its own Redis (tests/conftest.py).
+TEST_WORKERS ?= 3
 test: setup services
-	LB_REQUIRE_SERVICES=1 HARNESS_REQUIRE_DOCKER=1 $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+	LB_REQUIRE_SERVICES=1 HARNESS_REQUIRE_DOCKER=1 $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # Screenshots of every page at 1280 and 390 px (the whole-journey browser test takes them) into
 # tests/browser/screenshots/journey/ (git-ignored).
@@ -44,7 +47,7 @@ demo: setup
 
 bench: setup
 	$(PY) perf/bench_metrics.py
-	$(PY) perf/bench_scoring.py
+	$(PY) perf/bench_validation.py
 
 clean:
 	rm -rf instance packs .pytest_cache

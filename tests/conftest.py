@@ -2,8 +2,18 @@
 
 With ``LB_REQUIRE_SERVICES=1`` (set by ``make test`` and so by CI) a test that skips for want of a
 service (PostgreSQL, Redis, Docker, Chromium) fails instead: nothing is silently left untested.
+
+Under pytest-xdist (``make test`` runs the suite on several workers) every worker gets a Redis
+server of its own on a spare loopback port (``LB_TEST_REDIS_HOST``), because each test folder
+flushes its Redis database number and two workers in one folder would flush each other's data.
+PostgreSQL needs nothing: every session creates databases under random names.
 """
+import atexit
 import os
+import shutil
+import socket
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +21,40 @@ import pytest
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def _spare_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start_worker_redis() -> None:
+    exe = shutil.which("redis-server")
+    if exe is None:  # the folders' fixtures skip (or fail, under LB_REQUIRE_SERVICES) on their own
+        return
+    for _ in range(5):
+        port = _spare_port()
+        proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                 "--appendonly", "no", "--databases", "32"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            except OSError:
+                if proc.poll() is not None:
+                    break
+                time.sleep(0.02)
+                continue
+            os.environ["LB_TEST_REDIS_HOST"] = f"127.0.0.1:{port}"
+            atexit.register(proc.kill)
+            return
+        proc.kill()
+
+
+def pytest_configure(config):
+    if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("LB_TEST_REDIS_PER_WORKER", "1") == "1":
+        _start_worker_redis()
 
 
 @pytest.hookimpl(hookwrapper=True)
