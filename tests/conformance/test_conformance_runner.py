@@ -75,7 +75,8 @@ def test_json_output(setup, capsys):
     assert runner.main(["--authors", str(authors), "--adapters", str(lib), "--json",
                         "--only", "fake"]) == 1
     got = json.loads(capsys.readouterr().out)
-    assert got["mismatches"] == 3 and got["rows_compared"] == 8 and got["adapters_run"] == {"fake": 8}
+    assert got["mismatches"] == 3 and got["rows_compared"] == 8
+    assert got["adapters_run"] == {"fake": 8}
     assert [r["metric"] for r in got["rows"] if not r["match"]] == ["off", "one na", "text off"]
 
 
@@ -174,7 +175,8 @@ def test_explained_mismatches_are_shown_listed_and_do_not_fail(tmp_path, capsys)
     line = next(ln for ln in out.splitlines() if "[their draw]" in ln)
     assert "0.75" in line and line.endswith("explained: coin-flip")
     assert "coin-flip (1 rows): they flip a coin where we take the expected value" in out
-    assert out.splitlines()[-1] == "0 unexplained mismatches, 1 explained, in 3 rows from 1 adapters"
+    assert out.splitlines()[-1] == ("0 unexplained mismatches, 1 explained, in 3 rows from 1 "
+                                    "adapters")
     assert runner.main(["--authors", str(tmp_path / "a"), "--adapters", str(lib), "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert got["explained_mismatches"] == {"coin-flip": 1} and got["mismatches"] == 0
