@@ -231,8 +231,8 @@ def run(authors: Path | None, *, only: str | None = None, lib: Path = LIB,
 def summary(out: Outcome) -> list[str]:
     """The lines under the table: adapters run and skipped, explained mismatches by name, and
     the count line last."""
-    lines = ["adapters run: " + (", ".join(f"{k} ({n} rows)" for k, n in out.ran.items())
-                                  or "none")]
+    ran = ", ".join(f"{k} ({n} rows)" for k, n in out.ran.items())
+    lines = [f"adapters run: {ran or 'none'}"]
     for name, why in out.skipped.items():
         lines.append(f"adapter skipped: {name}: {why}")
     explained = out.explained()
