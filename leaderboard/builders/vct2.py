@@ -26,10 +26,9 @@ models into ``benchmark.yaml`` under ``vai``, as the demo pack does. ``workers``
 features in that many processes (the features dominate the time: ~0.14 s for a 512 x 512 image,
 ~0.66 s at 1024 x 1024 on one core).
 
-Ids are ``vc-`` + the first 16 hex digits of the image bytes' SHA-256 (a table cell's bytes, or
-a downloaded file's) (a repeat of identical bytes
-gets ``-2``, ``-3``, ...): the authors' tables have no ids, and a row or column number would
-reveal the generator. All images of one caption share a split and part; rows are written in id
+Ids are ``vc-`` + the first 16 hex digits of the SHA-256 of the image bytes (a table cell's, or
+a downloaded file's; a repeat of identical bytes gets ``-2``, ``-3``, ...): the authors' release
+has no ids, and a row or column number would reveal the generator. All images of one caption share a split and part; rows are written in id
 order.
 """
 from __future__ import annotations

@@ -211,7 +211,7 @@ def _slices(block: Block, *, per_artifact: bool) -> list[tuple[dict, np.ndarray]
     return out
 
 
-def _unparsable(block: Block, bad: np.ndarray, metric: str = "unparsable",
+def _count_records(block: Block, bad: np.ndarray, metric: str = "unparsable",
                 axes: tuple[str, ...] = ()) -> list[MetricRecord]:
     """A count of rows as a record (value: the fraction, ``n``: the count), overall, per
     modality and per modality x each of ``axes`` present in the block."""
@@ -250,7 +250,7 @@ def _score_tfq(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
     ok = (ans == truth) & (ans >= 0)
     out = [_proportion("tfq", "accuracy", slc, ok[mask], ctx)
            for slc, mask in _slices(block, per_artifact=True)]
-    return out + kit.tfq_records(block, truth, ctx) + _unparsable(
+    return out + kit.tfq_records(block, truth, ctx) + _count_records(
         block, ans < 0, "invalid_predictions", _COUNT_AXES)
 
 
@@ -294,8 +294,8 @@ def _score_mcq(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
                                      raw[mask], ctx))
     out += kit.mcq_records(block, correct, offered, ctx)
     return ([r for r in out if r is not None]
-            + _unparsable(block, empty_answers(block), "invalid_predictions", _COUNT_AXES)
-            + _unparsable(block, ~block.pred["answered"], "no_letter_read", _COUNT_AXES))
+            + _count_records(block, empty_answers(block), "invalid_predictions", _COUNT_AXES)
+            + _count_records(block, ~block.pred["answered"], "no_letter_read", _COUNT_AXES))
 
 
 # -- OEQ type A and type B --
@@ -375,7 +375,7 @@ def _score_oeq(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
         ok = decided & (called_fake == is_fake)
         called_authentic = decided & ~called_fake
         out += [_proportion(task, "accuracy", slc, ok[mask], ctx) for slc, mask in slices]
-        out += _unparsable(block, ~decided)
+        out += _count_records(block, ~decided)
     mapped = mapped_artifacts(block, ctx)
     if mapped is None:
         for metric in _OEQ_METRICS:

@@ -6,19 +6,19 @@ SD3.5 Large, DALL·E 3, Midjourney 6}) and Twitter_AI (15,909 x the same without
 165,573 images. Tables 2-3 score each generator separately: that generator's fakes together with
 the subset's reals.
 
-Records (slices name ``subset`` and ``generator``):
-
 Decision of a row (`decisions`): its ``label`` when given, else ``score > 0.5``: the authors'
 ``calculate_metrics(y_true, y_pred, 0.5)`` (``y_pred > thres``), so a score of exactly 0.5 is
 real. ``metric_version`` "2" for every metric made from decisions (precision and its mean "3"):
 version 1 called a tie fake (``score >= 0.5``, the project's rule where the authors have none).
+
+Records (slices name ``subset`` and ``generator``):
 
 * per subset x generator: ``accuracy``, ``precision``, ``recall`` (Tables 2-3's Acc, P, R), plus
   ``f_acc`` (= recall, the spec's name), ``r_acc`` (the subset's reals) and ``average_precision``
   (n/a unless every row has a score). Precision with no predicted fake is 0, as scikit-learn's
   ``precision_score`` (default ``zero_division``) and the authors' ``calculate_metrics``
   (``detection_scripts/universal_fake_detect_validate_sd35_new.py``) give it, so the means stay
-  defined (``metric_version`` "2"; version 1 reported n/a and so left the means n/a);
+  defined (since ``metric_version`` "2"; version 1 reported n/a and so left the means n/a);
 * ``mean_accuracy`` / ``mean_precision`` / ``mean_recall``: unweighted means over the generators
   of a subset, and over all subset x generator cells for the overall slice {} (the headline:
   the paper's 58.0% COCO_AI / 58.34% Twitter_AI are such means);
@@ -62,10 +62,9 @@ THRESHOLD = 0.5
 #: metrics whose definition changed: issue 11, precision with no predicted fake is 0, not n/a
 #: (precision "2"); issue 22, a score of exactly 0.5 without a label is real (every metric made
 #: from decisions, one version up)
-_METRIC_VERSIONS = {"precision": "3", "mean_precision": "3", "accuracy": "2", "recall": "2",
+METRIC_VERSIONS = {"precision": "3", "mean_precision": "3", "accuracy": "2", "recall": "2",
                     "f_acc": "2", "r_acc": "2", "mean_accuracy": "2", "mean_recall": "2",
                     "vai_accuracy_pearson": "2"}
-METRIC_VERSIONS = _METRIC_VERSIONS
 _CELL_METRICS = {"accuracy": "accuracy", "precision": "precision", "recall": "recall",
                  "f_acc": "recall", "r_acc": "real_accuracy"}
 
@@ -141,7 +140,7 @@ class Vct2(Benchmark):
 
         def rec(metric, sl, value, ci=(None, None), n=0):
             out.append(MetricRecord(task, metric, sl, value, ci[0], ci[1], n,
-                                    metric_version=_METRIC_VERSIONS.get(metric, "1")))
+                                    metric_version=METRIC_VERSIONS.get(metric, "1")))
 
         y = block.truth["label"] == "fake"
         dec = decisions(block)
