@@ -199,9 +199,11 @@ def run(authors: Path | None, *, only: str | None = None, lib: Path = LIB,
         if where is None or not Path(where).is_dir():
             looked = ([str(where)] if where is not None else
                       [str(p) for p in candidates(authors, adapter.REPO)] if authors else [])
+            where_text = (f"looked at {', '.join(looked)}" if looked else
+                          "no --authors folder given")
             out.skipped[adapter.NAME] = (
-                f"no checkout of {adapter.REPO} (looked at {', '.join(looked) or 'nothing'}; "
-                f"git clone https://github.com/{adapter.REPO}, or --authors-{adapter.NAME} PATH)")
+                f"no checkout of {adapter.REPO} ({where_text}; git clone "
+                f"https://github.com/{adapter.REPO}, or --authors-{adapter.NAME} PATH)")
             log(f"skipped {adapter.NAME}: {out.skipped[adapter.NAME]}")
             continue
         started = time.monotonic()
