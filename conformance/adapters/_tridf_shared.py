@@ -16,6 +16,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "conformance" / "data"
 CASES = ("perfect", "constant", "random", "adversarial")
+#: answers the authors' scorer counts as invalid (empty) mixed with ones it reads no letter or
+#: yes/no from (valid for it, scored 0): their ``invalid_predictions`` and our diagnostics differ
+UNREADABLE = "unreadable"
+_UNREADABLE_TF = ("", "   ", "True", "**Yes**", "> yes", "Definitely.")
+_UNREADABLE_MC = ("", " \n ", "**B**, **D**", "AB", "Options A and C, maybe", "I am not sure")
 LETTERS = "ABCDE"
 
 
@@ -43,10 +48,11 @@ class Answers:
     """Free-text answers of one prediction case, drawn deterministically."""
 
     def __init__(self, case: str, seed: int = 0):
-        if case not in CASES:
-            raise ValueError(f"case must be one of {CASES}, got {case!r}")
+        known = CASES + (UNREADABLE,)
+        if case not in known:
+            raise ValueError(f"case must be one of {known}, got {case!r}")
         self.case = case
-        self.rng = np.random.default_rng([seed, CASES.index(case)])
+        self.rng = np.random.default_rng([seed, known.index(case)])
         self._tf, self._mc, self._det = tricky("tridf_tf"), tricky("tridf_mc"), tricky("tridf_det")
 
     def _pick(self, xs):
@@ -59,6 +65,8 @@ class Answers:
             return words[0]
         if self.case == "random":
             return self._pick(list(words) + ["I cannot tell"])
+        if self.case == UNREADABLE:
+            return self._pick(list(_UNREADABLE_TF) + [words[0] if truth else words[1]])
         return self._pick(self._tf + list(words))
 
     def letters(self, truth: list[str]) -> str:
@@ -70,6 +78,8 @@ class Answers:
             k = int(self.rng.integers(1, 4))
             picked = sorted(self.rng.choice(list(LETTERS), size=k, replace=False).tolist())
             return self._pick([", ", " and ", " "]).join(picked)
+        if self.case == UNREADABLE:
+            return self._pick(list(_UNREADABLE_MC) + [", ".join(truth)])
         return self._pick(self._mc)
 
     def verdict(self, fake: bool) -> str:
@@ -78,7 +88,7 @@ class Answers:
             return f"{right}\n1. Blurriness: the edges are soft."
         if self.case == "constant":
             return "Likely Manipulated"
-        if self.case == "random":
+        if self.case in ("random", UNREADABLE):
             return self._pick(["Likely Manipulated", "Likely Authentic"]) + "\nSome analysis."
         return self._pick(self._det)
 

@@ -9,9 +9,15 @@ submission format (``{"model", "source", "responses"}``), and scores them both w
 * theirs: for each record, ``Loki.parse_response`` and ``Loki.metric`` (what
   ``Task.process_responses`` does per row), then ``Loki.aggregate_results``, all loaded from
   ``authors_dir/lm_evaluate/tasks/loki.py`` (by their source: the module's model and I/O imports
-  are not needed and not executed). Where their parser calls ``random.choice`` the row's result is
-  the mean of ``Loki.metric`` over the options it would draw from: the expected value, which is
-  what we report.
+  are not needed and not executed), twice:
+
+  - their procedure's expected value: where their parser calls ``random.choice`` the row's
+    result is the mean of ``Loki.metric`` over the options it would draw from, which is what we
+    report (the spec: deterministic); these rows must match;
+  - their code as it runs, ``random`` seeded (``random.Random(SEED)``, fresh per file and case):
+    the letter it draws is scored. Wherever it drew, ``accuracy`` and ``balanced_accuracy`` are
+    also reported against this seeded draw, as rows ``<metric> [their draw, seed 0]`` marked
+    with the deliberate difference ``loki-random-fallback`` (`EXPLAINED`): shown, never hidden.
 
 Rows: per file, ``accuracy`` (mean of their per-row results), ``balanced_accuracy`` (their
 ``total_accuracy``), ``balanced_accuracy`` per type (their ``per_metric_accuracy``; ours on the
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import json
+import random
 import subprocess
 import sys
 import typing
@@ -39,6 +46,15 @@ if str(ROOT) not in sys.path:  # loaded by path or as a module
 
 NAME = "loki"
 REPO = "opendatalab/LOKI"
+SEED = 0
+EXPLAINED = {
+    "loki-random-fallback": (
+        "where the authors' parse_multi_choice_response reads no option it returns "
+        "random.choice(all_choices) (unseeded in their code); we count such a row 1/#options, the "
+        "expected value of that draw, so a number never depends on luck (spec). Ours is compared "
+        "with their code seeded (random.Random(0)) here, and with the expected value of their "
+        "procedure in the row without [their draw], which matches"),
+}
 CASES = ("perfect", "constant", "random", "adversarial")
 DATA = ROOT / "tests" / "conformance" / "data"
 _AUTHORS_FILES = ("lm_evaluate/tasks/loki.py", "lm_evaluate/api/task.py")
@@ -59,6 +75,18 @@ class _Draw:
 class _NoRandom:
     def choice(self, seq):
         return _Draw(seq)
+
+
+class _Seeded:
+    """Python's ``random`` as their code calls it (``random.choice``), seeded, counting draws."""
+
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+        self.draws = 0
+
+    def choice(self, seq):
+        self.draws += 1
+        return self.rng.choice(seq)
 
 
 class _Quiet:
@@ -123,19 +151,34 @@ def load_authors(checkout: Path):
     return loki
 
 
-def authors_scores(loki, docs: list[dict], responses: list[str]) -> dict:
-    """The authors' per-row results (expected value for their random draw) and aggregate."""
-    results, unparsable = [], 0
-    for doc, response in zip(docs, responses):
-        parsed = loki.parse_response(doc, response)
-        gold = loki.doc_to_target(doc)
-        if isinstance(parsed, _Draw):
-            unparsable += 1
-            acc = sum(loki.metric(doc, c, gold) for c in parsed.choices) / len(parsed.choices)
-        else:
-            unparsable += doc["metric"] == "open-ended" and parsed == "other"
-            acc = float(loki.metric(doc, parsed, gold))
-        results.append({"doc": doc, "accuracy": acc})
+def _globals(loki) -> dict:
+    """The namespace their methods run in (where their code looks ``random`` up)."""
+    return type(loki).metric.__globals__
+
+
+def authors_scores(loki, docs: list[dict], responses: list[str], *,
+                   seed: int | None = None) -> dict:
+    """The authors' per-row results and aggregate: with ``seed`` None, the expected value of
+    their random draw; else their code as it runs, ``random`` seeded with ``seed``."""
+    rand = _NoRandom() if seed is None else _Seeded(seed)
+    namespace = _globals(loki)
+    namespace["random"] = rand
+    try:
+        results, unparsable = [], 0
+        for doc, response in zip(docs, responses):
+            drawn = getattr(rand, "draws", 0)
+            parsed = loki.parse_response(doc, response)
+            gold = loki.doc_to_target(doc)
+            if isinstance(parsed, _Draw):
+                unparsable += 1
+                acc = sum(loki.metric(doc, c, gold) for c in parsed.choices) / len(parsed.choices)
+            else:
+                unparsable += (doc["metric"] == "open-ended" and parsed == "other") or \
+                    getattr(rand, "draws", 0) > drawn
+                acc = float(loki.metric(doc, parsed, gold))
+            results.append({"doc": doc, "accuracy": acc})
+    finally:
+        namespace["random"] = _NoRandom()
     agg = loki.aggregate_results(results)
     return {"accuracy": sum(r["accuracy"] for r in results) / len(results),
             "balanced_accuracy": agg["total_accuracy"]["accuracy"],
@@ -166,10 +209,10 @@ def responses_for(case: str, docs: list[dict], seed: int = 0) -> list[str]:
     return out
 
 
-def _row(case: str, metric: str, slc: str, ours, authors) -> dict:
+def _row(case: str, metric: str, slc: str, ours, authors, **extra) -> dict:
     return {"benchmark": NAME, "case": case, "metric": metric, "slice": slc,
             "ours": None if ours is None else float(ours),
-            "authors": None if authors is None else float(authors)}
+            "authors": None if authors is None else float(authors), **extra}
 
 
 def _subcategory_of_types(pack, source: str) -> dict[str, str]:
@@ -215,10 +258,18 @@ def compare(authors_dir: Path, work: Path) -> list[dict]:
             ours = {(r.metric, tuple(sorted(r.slice.items()))): r
                     for r in result.parts["all"] if r.task == task}
             theirs = authors_scores(loki, docs, responses)
+            drawn = authors_scores(loki, docs, responses, seed=SEED)
             base = (("modality", modality),)
             for metric in ("accuracy", "balanced_accuracy"):
                 rec = ours.get((metric, base))
-                out.append(_row(case, metric, source, rec and rec.value, theirs[metric]))
+                out.append(_row(case, metric, source, rec and rec.value, theirs[metric],
+                                source="their code, random.choice replaced by its expected "
+                                       "value" if theirs["unparsable"] else "their code"))
+                if drawn["unparsable"] and docs[0].get("metric") != "open-ended":
+                    out.append(_row(case, f"{metric} [their draw, seed {SEED}]", source,
+                                    rec and rec.value, drawn[metric],
+                                    source=f"their code as it runs, random.Random({SEED})",
+                                    explained="loki-random-fallback"))
             rec = ours.get(("unparsable", base))
             out.append(_row(case, "unparsable", source, rec and rec.n, theirs["unparsable"]))
             for key, value in sorted(theirs["per_type"].items()):

@@ -10,7 +10,11 @@ ways:
 
 * TFQ and MCQ: the authors' ``score_perception_original.score`` on the prediction folder, ours on
   the same records (aligned by ``question_file`` and ``question_index``): accuracy and MCQ score,
-  overall, per modality and per DeepFake task.
+  and their ``invalid_predictions`` count (ours: the ``n`` of the record of that name), overall,
+  per modality and per DeepFake task; and per modality x question type (their
+  ``by_question_type``, from one run of their scorer per modality's question files, since their
+  groups are not split by modality). The case ``unreadable`` mixes empty answers (invalid for
+  them) with answers they read no letter or yes/no from (valid for them, scored 0).
 * OEQ type B accuracy: the authors' ``eval_accuracy.evaluate_file`` (strict) per modality.
 * OEQ Cover, CHAIR, Hal, F0.5 (types A and B): the authors' ``cal_score.CoverCalculator`` on
   eval CSVs in ``convert_mapping_result_to_eval_csv.py``'s format, holding the same mapped
@@ -28,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # loaded by path o
 from conformance.adapters._tridf_shared import (
     CASES,
     ROOT,
+    UNREADABLE,
     Answers,
     load_module,
     row,
@@ -39,6 +44,7 @@ FIXTURES = ROOT / "tests" / "conformance" / "fixtures" / "tridf"
 QUESTION_DIRS = {"tf": "benchmark_perception_tf", "mc": "benchmark_perception_mc"}
 MODEL = "conformance-model"
 EXT = {"img": ".png", "vid": ".mp4", "aud": ".wav"}
+MODALITY = {"img": "image", "vid": "video", "aud": "audio"}
 
 
 def compare(authors_dir: Path, work: Path) -> list[dict]:
@@ -57,8 +63,9 @@ def compare(authors_dir: Path, work: Path) -> list[dict]:
     pack = load_pack(work / "pack")
     questions = {b: _questions(release / "3_Benchmark" / d) for b, d in QUESTION_DIRS.items()}
     oeq = _oeq_samples(release)
+    per_modality = _modality_folders(release, work / "by_modality")
     out: list[dict] = []
-    for case in CASES:
+    for case in CASES + (UNREADABLE,):
         case_dir = work / case
         answers = Answers(case)
         ours_rows = _perception_predictions(questions, answers, case_dir)
@@ -66,12 +73,17 @@ def compare(authors_dir: Path, work: Path) -> list[dict]:
         ours_rows += [r["ours"] for r in oeq_rows]
         preds = case_dir / "ours.jsonl"
         preds.write_text("".join(json.dumps(r) + "\n" for r in ours_rows), encoding="utf-8")
-        recs = _our_records(pack, preds)
+        recs, counts = _our_records(pack, preds)
         for bench, d in QUESTION_DIRS.items():
             summary = spo.score(benchmark=bench, questions_dir=release / "3_Benchmark" / d,
                                 predictions_root=case_dir / bench, details_out=None,
                                 include_unmatched_details=False)
-            out += _perception_rows(case, bench, summary, recs)
+            out += _perception_rows(case, bench, summary, recs, counts)
+            for modality, folder in per_modality[bench].items():
+                part = spo.score(benchmark=bench, questions_dir=folder,
+                                 predictions_root=case_dir / bench, details_out=None,
+                                 include_unmatched_details=False)
+                out += _question_type_rows(case, bench, modality, part, recs, counts)
         out += _oeq_rows(case, case_dir, oeq_rows, release, recs, ea, cal)
     return out
 
@@ -136,31 +148,76 @@ def _perception_predictions(questions: dict, answers: Answers, case_dir: Path) -
     return ours
 
 
-def _our_records(pack, preds: Path) -> dict[tuple[str, str, tuple], float | None]:
+def _modality_folders(release: Path, dst: Path) -> dict[str, dict[str, Path]]:
+    """Per benchmark, per modality: a folder holding that modality's question files (copies),
+    for one run of the authors' scorer each (their groups are not split by modality)."""
+    out: dict[str, dict[str, Path]] = {}
+    for bench, d in QUESTION_DIRS.items():
+        out[bench] = {}
+        for f in sorted((release / "3_Benchmark" / d).glob("*.json")):
+            prefix = f.name[:3]
+            if prefix not in MODALITY:
+                continue  # all_questions_combined.json: the per-task files repeat it
+            folder = dst / bench / MODALITY[prefix]
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(f, folder / f.name)
+            out[bench][MODALITY[prefix]] = folder
+    return out
+
+
+def _our_records(pack, preds: Path) -> tuple[dict, dict]:
+    """(value, n) of every record of ours, keyed by (task, metric, sorted slice items)."""
     from leaderboard.core.scoring import score_predictions
 
     result = score_predictions(pack, "test", preds, n_resamples=10)
-    return {(r.task, r.metric, tuple(sorted(r.slice.items()))): r.value
-            for r in result.parts["all"]}
+    key = lambda r: (r.task, r.metric, tuple(sorted(r.slice.items())))  # noqa: E731
+    return ({key(r): r.value for r in result.parts["all"]},
+            {key(r): r.n for r in result.parts["all"]})
 
 
-def _perception_rows(case: str, bench: str, summary: dict, recs: dict) -> list[dict]:
+def _task_metric(bench: str) -> tuple[str, str]:
+    return ("tfq", "accuracy") if bench == "tf" else ("mcq", "mcq_score")
+
+
+def _perception_rows(case: str, bench: str, summary: dict, recs: dict,
+                     counts: dict) -> list[dict]:
     from leaderboard.builders.common import normalize_key
 
-    task, metric = ("tfq", "accuracy") if bench == "tf" else ("mcq", "mcq_score")
-    name = f"{task}.{metric}"
-    out = [row(NAME, case, name, "all", recs.get((task, metric, ())), summary["accuracy"])]
+    task, metric = _task_metric(bench)
+    name, invalid = f"{task}.{metric}", f"{task}.invalid_predictions"
+    out = [row(NAME, case, name, "all", recs.get((task, metric, ())), summary["accuracy"]),
+           row(NAME, case, invalid, "all", counts.get((task, "invalid_predictions", ())),
+               summary["invalid_predictions"])]
     groups = summary["groups"]
     for g in groups["by_modality"]:
         slc = (("modality", g["name"]),)
         out.append(row(NAME, case, name, f"modality={g['name']}", recs.get((task, metric, slc)),
                        g["accuracy"]))
-    modality = {"img": "image", "vid": "video", "aud": "audio"}
+        out.append(row(NAME, case, invalid, f"modality={g['name']}",
+                       counts.get((task, "invalid_predictions", slc)), g["invalid_predictions"]))
     for g in groups["by_task"]:
-        m = modality[g["name"][:3]]
+        m = MODALITY[g["name"][:3]]
         slc = (("deepfake_task", normalize_key(g["name"])), ("modality", m))
         out.append(row(NAME, case, name, f"deepfake_task={g['name']}",
                        recs.get((task, metric, slc)), g["accuracy"]))
+        out.append(row(NAME, case, invalid, f"deepfake_task={g['name']}",
+                       counts.get((task, "invalid_predictions", slc)), g["invalid_predictions"]))
+    return out
+
+
+def _question_type_rows(case: str, bench: str, modality: str, summary: dict, recs: dict,
+                        counts: dict) -> list[dict]:
+    """Their ``by_question_type`` of one modality's run against ours per modality x type."""
+    task, metric = _task_metric(bench)
+    out = []
+    for g in summary["groups"]["by_question_type"]:
+        slc = (("modality", modality), ("question_type", g["name"]))
+        label = f"modality={modality},question_type={g['name']}"
+        out.append(row(NAME, case, f"{task}.{metric}", label, recs.get((task, metric, slc)),
+                       g["accuracy"]))
+        out.append(row(NAME, case, f"{task}.invalid_predictions", label,
+                       counts.get((task, "invalid_predictions", slc)),
+                       g["invalid_predictions"]))
     return out
 
 

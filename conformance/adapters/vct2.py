@@ -20,8 +20,9 @@
    precision, recall) and ``sklearn.metrics.average_precision_score`` (which that script's
    ``validate`` calls for AP), per subset x generator: that generator's fakes with the subset's
    reals, as the paper's Tables 2-3. Subset and overall means are the mean of their cells.
-   Their decision is ``score > 0.5``; ours is the submitted ``label``, else ``score >= 0.5``, so
-   the cases give the label their rule gives wherever a score is exactly 0.5.
+   Their decision is ``score > 0.5``; ours is the submitted ``label``, else the same
+   ``score > 0.5``. The cases with ties (``ties``: 0.25 / 0.5 / 0.75; ``all_half``: every
+   score exactly 0.5) give scores only, so a tie is decided by each side's own rule.
 
 The authors' v1 code scores images with an "ADI" (``agid_score_calculation.py``), not the paper's
 logistic VAI; there is nothing of theirs to compare the VAI fit with.

@@ -1,7 +1,10 @@
-"""VCT² pack from the authors' two released tables (parquet), with the Visual AI Index.
+"""VCT² pack from the authors' release, with the Visual AI Index.
 
-``--from`` is a parquet file or a folder of them (a table may be sharded; shards are read in name
-order). A file's subset is recognized by its columns:
+``--from`` is a parquet file, or a folder holding the two released tables (parquet; a table may be
+sharded; shards are read in name order) and/or the image folders the authors' download scripts
+write (``saved_images_coco/<column>/image_<row>.jpg`` and ``saved_images_twitter/...``, with
+``captions.xlsx``: `leaderboard.builders.vct2_folders`). A subset comes from one place only.
+A table's subset is recognized by its columns:
 
 * COCO_AI: ``caption, coco_image, sd35_image, sd3_image, sd21_image, sdxl_image, dalle_image,
   midjourney_image`` (10,017 rows);
@@ -23,9 +26,9 @@ models into ``benchmark.yaml`` under ``vai``, as the demo pack does. ``workers``
 features in that many processes (the features dominate the time: ~0.14 s for a 512 x 512 image,
 ~0.66 s at 1024 x 1024 on one core).
 
-Ids are ``vc-`` + the first 16 hex digits of the image bytes' SHA-256 (a repeat of identical bytes
-gets ``-2``, ``-3``, ...): the authors' tables have no ids, and a row or column number would
-reveal the generator. All images of one caption share a split and part; rows are written in id
+Ids are ``vc-`` + the first 16 hex digits of the SHA-256 of the image bytes (a table cell's, or
+a downloaded file's; a repeat of identical bytes gets ``-2``, ``-3``, ...): the authors' release
+has no ids, and a row or column number would reveal the generator. All images of one caption share a split and part; rows are written in id
 order.
 """
 from __future__ import annotations
@@ -49,12 +52,14 @@ from leaderboard.builders.common import (
     open_pack,
 )
 from leaderboard.builders.vai import FEATURES, image_features, visual_ai_index
+from leaderboard.builders.vct2_folders import SubsetTree, find_trees, read_tree
 from leaderboard.core.benchmarks.vct2 import SUBSET_GENERATORS, SUBSETS
 from leaderboard.demo import vct2 as demo
 
 ID_RULE = ("Item ids are `vc-` followed by the first 16 hex digits of the SHA-256 of the image's "
-           "encoded bytes as stored in the released tables (a repeat of identical bytes gets "
-           "`-2`, `-3`, ... in table order).")
+           "encoded bytes as stored in the released tables, or of the image file the authors' "
+           "download scripts saved (a repeat of identical bytes gets `-2`, `-3`, ... in "
+           "reading order).")
 REAL_COLUMN = {"COCO_AI": "coco_image", "Twitter_AI": "twitter_image"}
 GENERATOR_COLUMN = {"sd21_image": "SD 2.1", "sdxl_image": "SDXL", "sd3_image": "SD3 Medium",
                     "sd35_image": "SD3.5 Large", "dalle_image": "DALL·E 3",
@@ -115,7 +120,8 @@ class _Rows:
         self.exts: list[str] = []  # interned: a handful of distinct strings
         self.facts: list[tuple[int, int, int]] = []  # subset index, pair, generator index or -1
         self.features: list[np.ndarray] = []
-        self.captions: dict[str, list[str]] = {s: [] for s in SUBSETS}
+        self.captions: dict[str, dict[int, str | None]] = {s: {} for s in SUBSETS}
+        self.origin: dict[str, str] = {}  # subset -> where its images came from
         self.digests: dict[str, int] = {}
         self.empty: Counter = Counter()  # (file, column) -> empty cells skipped
 
@@ -124,6 +130,40 @@ class _Rows:
         k = self.digests.get(base, 0) + 1
         self.digests[base] = k
         return base if k == 1 else f"{base}-{k}"
+
+
+def _claim(rows: _Rows, subset: str, where: str, *, alone: bool) -> None:
+    """A subset comes from one place: its tables (shards of one table) or one download folder."""
+    before = rows.origin.get(subset)
+    if before is not None and (alone or not before.startswith("table")):
+        raise fail(f"{subset} is found twice (also in {before.split(':', 1)[1]}); point --from "
+                   "at one release", file=where)
+    rows.origin[subset] = ("folder:" if alone else "table:") + where
+
+
+def _ingest(cells: list[tuple[str, str | None, int, str, bytes]], subset: str, rows: _Rows,
+            store: MediaStore, pool) -> None:
+    """Check, store and reduce to VAI features the images ``cells`` = (where, field, pair,
+    column, bytes); the first bad one stops the build naming its ``where`` and ``field``."""
+    for where, fld, _, _, data in cells:
+        if image_ext(data) is None:
+            raise fail("not an encoded image (unknown format)", file=where, field=fld)
+    datas = [c[4] for c in cells]
+    feats = (pool.map(features_of, datas, chunksize=max(1, len(datas) // 32)) if pool
+             else map(features_of, datas))
+    s_idx = SUBSETS.index(subset)
+    columns = table_columns(subset)
+    generators = list(GENERATOR_COLUMN.values())
+    for (where, fld, pair, col, data), f in zip(cells, feats):
+        if isinstance(f, str):
+            raise fail(f, file=where, field=fld)
+        item_id, ext = rows.new_id(data), image_ext(data)
+        store.add_bytes(data, "images", f"{item_id}.{ext}")
+        gen = columns[col]
+        rows.ids.append(item_id)
+        rows.exts.append(ext)
+        rows.facts.append((s_idx, pair, -1 if gen is None else generators.index(gen)))
+        rows.features.append(f)
 
 
 def _read_file(path: Path, rel: str, rows: _Rows, store: MediaStore, pool, batch_rows: int,
@@ -136,12 +176,17 @@ def _read_file(path: Path, rel: str, rows: _Rows, store: MediaStore, pool, batch
         raise fail(f"not a readable parquet file ({type(exc).__name__}: {exc})",
                    file=rel) from None
     subset = subset_of(pf.schema_arrow.names, rel=rel)
-    s_idx = SUBSETS.index(subset)
+    _claim(rows, subset, rel, alone=False)
     columns = table_columns(subset)
     row0 = 0
     for batch in pf.iter_batches(batch_size=batch_rows, columns=["caption", *columns]):
         captions = batch.column("caption").to_pylist()
-        cells = []  # (row, column, bytes)
+        for i, caption in enumerate(captions):
+            if not isinstance(caption, str) or not caption.strip():
+                raise fail("caption is missing", file=f"{rel} row {row0 + i}", field="caption")
+        # row r of a subset is caption pair r, counted across shards
+        base_pair = len(rows.captions[subset])
+        cells = []
         for col in columns:
             for i, value in enumerate(batch.column(col).to_pylist()):
                 data = cell_bytes(value)
@@ -150,41 +195,59 @@ def _read_file(path: Path, rel: str, rows: _Rows, store: MediaStore, pool, batch
                         report.notes.append(f"{rel} row {row0 + i}: {col} is empty (skipped)")
                     rows.empty[(rel, col)] += 1
                     continue
-                cells.append((i, col, data))
-        for i, caption in enumerate(captions):
-            if not isinstance(caption, str) or not caption.strip():
-                raise fail("caption is missing", file=f"{rel} row {row0 + i}", field="caption")
-        for i, col, data in cells:
-            if image_ext(data) is None:
-                raise fail("not an encoded image (unknown format)", file=f"{rel} row {row0 + i}",
-                           field=col)
-        datas = [c[2] for c in cells]
-        feats = (pool.map(features_of, datas, chunksize=max(1, len(datas) // 32)) if pool
-                 else map(features_of, datas))
-        base_pair = len(rows.captions[subset])
-        rows.captions[subset].extend(captions)
-        for (i, col, data), f in zip(cells, feats):
-            if isinstance(f, str):
-                raise fail(f, file=f"{rel} row {row0 + i}", field=col)
-            item_id, ext = rows.new_id(data), image_ext(data)
-            store.add_bytes(data, "images", f"{item_id}.{ext}")
-            gen = columns[col]
-            rows.ids.append(item_id)
-            rows.exts.append(ext)
-            rows.facts.append((s_idx, base_pair + i, -1 if gen is None else
-                               list(GENERATOR_COLUMN.values()).index(gen)))
-            rows.features.append(f)
+                cells.append((f"{rel} row {row0 + i}", col, base_pair + i, col, data))
+        _ingest(cells, subset, rows, store, pool)
+        rows.captions[subset].update(enumerate(captions, start=base_pair))
         row0 += len(captions)
         if progress:
             progress(len(rows.ids), None, f"{rel}: {row0} rows")
 
 
+def _read_tree(tree: SubsetTree, rows: _Rows, store: MediaStore, pool, batch_rows: int,
+               report: BuildReport, progress: Progress | None) -> None:
+    """One download folder (`leaderboard.builders.vct2_folders`): row r is caption pair r."""
+    subset, rel = tree.subset, tree.rel
+    _claim(rows, subset, rel, alone=True)
+    columns = table_columns(subset)
+    for col, gen in columns.items():
+        if col not in tree.files:
+            report.notes.append(f"{rel}: no {col} folder: {gen} has no images from it (the "
+                                "authors' download scripts do not save that column)")
+    if tree.captions is None:
+        report.notes.append(f"{rel}: no captions.xlsx (written last by the download script): "
+                            "the pack has no captions for this subset")
+    all_rows = tree.rows
+    if not all_rows:
+        raise fail(f"the {subset} download folder holds no images", file=rel)
+    for start in range(0, len(all_rows), batch_rows):
+        chunk = all_rows[start:start + batch_rows]
+        cells = []
+        for r in chunk:
+            if tree.captions is not None and r not in tree.captions:
+                raise fail(f"no caption for row {r} (image_{r}.*)", file=f"{rel}/captions.xlsx")
+            for col in columns:
+                path = tree.files.get(col, {}).get(r)
+                if path is None:
+                    if col in tree.files:
+                        if not rows.empty[(rel, col)]:
+                            report.notes.append(f"{rel} row {r}: no {col} file (skipped)")
+                        rows.empty[(rel, col)] += 1
+                    continue
+                cells.append((f"{rel}/{col}/{path.name}", None, r, col, path.read_bytes()))
+            rows.captions[subset][r] = None if tree.captions is None else tree.captions[r]
+        _ingest(cells, subset, rows, store, pool)
+        if progress:
+            progress(len(rows.ids), None, f"{rel}: {start + len(chunk)} rows")
+
+
 def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fraction: float = 0.5,
           seed: int = 0, link_media: bool = False, progress: Progress | None = None,
           workers: int = 1, batch_rows: int = 32, scoring_only: bool = False) -> BuildReport:
-    """Write a VCT² pack at ``out`` (replaced) from the released parquet tables at ``source``.
+    """Write a VCT² pack at ``out`` (replaced) from the released parquet tables and/or the
+    authors' download folders at ``source``.
 
-    ``link_media`` has no effect (images are embedded in the tables, so they are written).
+    ``link_media`` has no effect (images are written: table cells have no file to link, and
+    the download folders' files are read once for their features and bytes anyway).
     ``scoring_only``: no image is written (the ~166K images are too large to host); ids, labels
     and the Visual AI Index are computed from the tables exactly as in a full build.
     """
@@ -195,15 +258,19 @@ def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fractio
         raise ValueError(f"batch_rows must be a positive integer, got {batch_rows!r}")
     source = Path(source)
     files = [source] if source.is_file() else sorted(source.rglob("*.parquet"))
-    if not files:
-        raise fail("no parquet tables found", file=str(source))
+    roots = [] if source.is_file() else find_trees(source)
+    if not files and not roots:
+        raise fail("no parquet tables and no download folders found (the authors' tables, or "
+                   "saved_images_coco/coco_image/image_0.jpg, ... as their download scripts "
+                   "write them)", file=str(source))
     report = BuildReport("vct2", Path(out))
     rows = _Rows()
     # spawn, not fork: pyarrow's reader threads are running when the pool starts
     pool = (ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
             if workers > 1 else None)
     try:
-        origin = "This pack was built from the authors' released tables."
+        origin = ("This pack was built from the authors' released tables." if not roots else
+                  "This pack was built from the images the authors' download scripts save.")
         with open_pack(Path(out), demo.meta(), description=demo.description(source=origin),
                        agreement=demo.agreement(demo=False), scoring_only=scoring_only,
                        id_rule=ID_RULE) as w:
@@ -211,6 +278,10 @@ def build(source: Path, out: Path, *, dev_fraction: float = 0.3, private_fractio
             for path in files:
                 rel = path.name if source.is_file() else path.relative_to(source).as_posix()
                 _read_file(path, rel, rows, store, pool, batch_rows, report, progress)
+            for root in roots:
+                rel = root.relative_to(source).as_posix() if root != source else source.name
+                tree = read_tree(root, rel, table_columns)
+                _read_tree(tree, rows, store, pool, batch_rows, report, progress)
             for (rel, col), n in sorted(rows.empty.items()):
                 if n > 1:
                     report.notes.append(f"{rel}: {n} empty {col} cells in all (skipped)")
@@ -242,7 +313,10 @@ def _write(w, rows: _Rows, splitter: Splitter, report: BuildReport) -> None:
         item = {"id": item_id, "task": "detection", "modality": "image",
                 "media": [f"media/images/{item_id}.{rows.exts[i]}"]}
         label = {"id": item_id, "label": "real" if g < 0 else "fake", "subset": name,
-                 "pair": int(pair), "caption": rows.captions[name][pair], "vai": float(vai[i])}
+                 "pair": int(pair), "vai": float(vai[i])}
+        caption = rows.captions[name].get(int(pair))
+        if caption is not None:
+            label["caption"] = caption
         if g >= 0:
             label["generator"] = generators[g]
         split, part = splitter.assign(f"{name}:{int(pair)}")

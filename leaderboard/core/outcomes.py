@@ -307,14 +307,15 @@ def _syncred(block: Block, ctx: ScoringContext) -> Outcome:
 def _vct2(block: Block, ctx: ScoringContext) -> Outcome:
     from leaderboard.core.benchmarks import vct2
 
-    y, ok = _detection_correct(block)
+    y = block.truth["label"] == "fake"
+    ok = vct2.decisions(block) == y  # the authors' rule: a tie at 0.5 without a label is real
     n_gen = len(vct2.GENERATORS)
     sub = vct2._codes(block.truth["subset"], vct2.SUBSETS, -1)
     gen = vct2._codes(block.truth["generator"], vct2.GENERATORS, n_gen)
     gen[~y] = n_gen
     cell = (np.maximum(sub, 0) * (n_gen + 1) + gen).astype(np.int16)
     return _make(block, "mean_accuracy", "cells", ok, cell, keep=sub >= 0,
-                 params={"n_gen": n_gen})
+                 params={"n_gen": n_gen}, version=vct2.METRIC_VERSIONS["mean_accuracy"])
 
 
 _BUILDERS = {"loki": _loki, "tridf": _tridf, "uniaidet": _uniaidet, "syncred": _syncred,

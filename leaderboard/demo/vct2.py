@@ -63,6 +63,8 @@ the image only: the subset, generator and caption are hidden (the caption would 
 made from it, exactly one of which is real).
 
 ## Metrics (VCT² tables 2-3)
+- A row is called fake by its `label` when given, else when `score > 0.5` (the authors'
+  `calculate_metrics`: a score of exactly 0.5 is real).
 - Per subset x generator, on that generator's fakes plus the subset's reals: **accuracy**,
   **precision**, **recall** (= f.Acc), **r.Acc** (the reals), **AP** (n/a unless every row has a
   score). Precision with nothing called fake is 0 (scikit-learn's `precision_score` default), so
@@ -91,12 +93,12 @@ The authors' code (Hasnat79/VCT_2) scores each detector in its own script.
   `calculate_contextual_relevance`, `calculate_image_smoothness`, `calculate_image_sharpness`
   (blur of the 8-bit image) and `calculate_image_contrast`. The other five (GLCM contrast,
   correlation and energy; FFT mean and std) and the logistic VAI follow the paper.
-- Deliberate differences: their scripts call an image fake when `score > 0.5`; here a row's
-  `label` decides, else `score >= 0.5` (give `label` to reproduce their decision at exactly 0.5).
-  Their v1 code ranks images by an "ADI" (`agid_score_calculation.py`), not the paper's VAI; we
-  follow the paper. Their download script re-saves every image as JPEG before extracting
-  features; we compute them on the images as released (decoded with Pillow, which gives
-  `cv2.imread`'s pixels for 8-bit PNG and JPEG files).
+- Decision: a row's `label` when given, else their rule, fake when `score > 0.5` (a score of
+  exactly 0.5 is real).
+- Deliberate differences: their v1 code ranks images by an "ADI" (`agid_score_calculation.py`),
+  not the paper's VAI; we follow the paper. Their download script re-saves every image as JPEG
+  before extracting features; we compute them on the images as released (decoded with Pillow,
+  which gives `cv2.imread`'s pixels for 8-bit PNG and JPEG files).
 """
 
 AGREEMENT = """# VCT² data-use agreement (demo)

@@ -5,7 +5,8 @@ the authors' formats (``benchmark_perception_tf|mc``, ``2_GT_Final``; no content
 PINNED numbers were derived by running the authors' scorers (j1anglin/TriDF at
 f041a19c4b292f83233a72b48e3241b4867c7ad7) on exactly these files and predictions, outside this
 repository:
-``score_perception_original.score`` (TFQ and MCQ "accuracy", overall and ``by_modality``),
+``score_perception_original.score`` (TFQ and MCQ "accuracy" and "invalid_predictions", overall,
+``by_modality`` and, one run per modality's question files, ``by_question_type``),
 ``eval_accuracy.evaluate_file`` (type B, strict) and ``cal_score.CoverCalculator`` with
 ``build_combined_summary`` (macro_cover, macro_chair, hal_rate, macro_f_beta; the eval CSVs in
 ``convert_mapping_result_to_eval_csv.py``'s format, detection_prediction from ``get_prediction``).
@@ -86,6 +87,47 @@ def test_inference_outputs_score_as_the_authors_score_them(release, pack, tmp_pa
     for (task, m), want in PINNED_OEQ.items():
         ours = tuple(got[task, metric, m] for metric in ("cover", "chair", "hal", "f05"))
         assert ours == pytest.approx(want, abs=1e-12), (task, m)
+
+
+#: the authors' ``score`` on the same records with every 4th response blanked ("" or "  \n"):
+#: (accuracy, invalid_predictions) overall, ``by_modality``, and ``by_question_type`` of one run
+#: per modality's question files ("<modality>/<question type>")
+PINNED_BLANKED = {
+    "tfq": {"all": (0.15384615384615385, 37), "audio": (0.1111111111111111, 6),
+            "image": (0.17391304347826086, 16), "video": (0.15, 15),
+            "audio/artifact": (0.1111111111111111, 6), "image/artifact": (0.13333333333333333, 11),
+            "image/location": (0.25, 5), "video/artifact": (0.07692307692307693, 10),
+            "video/location": (0.2857142857142857, 5)},
+    "mcq": {"all": (0.06666666666666667, 9), "audio": (-0.033333333333333326, 2),
+            "image": (0.21875, 4), "video": (-0.07142857142857141, 3),
+            "audio/artifact": (-0.033333333333333326, 2), "image/artifact": (0.03125, 2),
+            "image/location": (0.40625, 2), "video/artifact": (-0.2857142857142857, 1),
+            "video/location": (0.14285714285714285, 2)},
+}
+
+
+def test_invalid_predictions_and_question_types_as_the_authors_count_them(release, pack,
+                                                                          tmp_path):
+    """Their ``invalid_predictions`` is ours under that name (MCQ: empty answers only); our
+    ``no_letter_read`` also counts the non-empty answers without a letter, which they score 0
+    as valid. Per question type: their ``by_question_type`` per modality."""
+    rows = _perception(release)
+    for k, r in enumerate(rows):
+        if k % 4 == 0:
+            r["response"] = "  \n" if k % 8 == 0 else ""
+    result = score_predictions(pack, "test", _jsonl(tmp_path / "p.jsonl", rows), n_resamples=10)
+    recs = {(r.task, r.metric, tuple(sorted(r.slice.items()))): r for r in result.parts["all"]}
+    for task, pinned in PINNED_BLANKED.items():
+        metric = "accuracy" if task == "tfq" else "mcq_score"
+        for where, (value, invalid) in pinned.items():
+            modality, _, qtype = where.partition("/")
+            slc = () if modality == "all" else (("modality", modality),) + (
+                (("question_type", qtype),) if qtype else ())
+            assert recs[task, metric, slc].value == pytest.approx(value, abs=1e-12), where
+            assert recs[task, "invalid_predictions", slc].n == invalid, (task, where)
+    mcq_invalid = recs["mcq", "invalid_predictions", ()]
+    no_letter = recs["mcq", "no_letter_read", ()]
+    assert no_letter.n > mcq_invalid.n == 9 and mcq_invalid.value == pytest.approx(9 / 35)
 
 
 def test_a_zip_of_the_output_folder_is_the_same_submission(release, pack, tmp_path):

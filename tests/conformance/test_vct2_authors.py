@@ -65,3 +65,6 @@ def test_detection_metrics_match_calculate_metrics(pack, case, tmp_path):
         assert ours == pytest.approx(r["authors"], abs=1e-9), r
     if case == "all_real":  # no predicted fake anywhere: precision 0, the means defined
         assert recs[("mean_precision", ())] == 0.0
+    if case == "all_half":  # scores only, all exactly 0.5: real by their rule (score > 0.5)
+        assert recs[("mean_recall", ())] == 0.0 == recs[("mean_precision", ())]
+        assert recs[("mean_accuracy", ())] == 0.5

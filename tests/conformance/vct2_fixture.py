@@ -6,8 +6,11 @@ loads from ``anonymous1233/COCO_AI`` and ``.../Twitter_AI``: one row per caption
 column and one image column per source, each cell a ``{"bytes", "path"}`` struct.
 
 `cells` lists every image as (subset, row, column, is_fake, generator column) in table order;
-`scores` gives each case's detector output for them: a ``score`` (probability of fake) and, where
-the case has one, the ``label`` the authors' scripts derive (``score > 0.5``).
+`scores` gives each case's detector output for them: a ``score`` (probability of fake) and, in
+the two cases whose scores are never 0.5 (perfect, adversarial), also a ``label`` that says the
+same. Every other case is scores only, as the authors' detectors give them, so the decision is the
+scorer's own rule (theirs: ``score > 0.5``): ``ties`` mixes 0.25, 0.5 and 0.75, ``all_half`` is a
+detector that answers 0.5 for every image (recall 0 and precision 0 by their rule).
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ COLUMNS = {
                    "dalle_image"),
 }
 ROWS = {"COCO_AI": 7, "Twitter_AI": 5}
-CASES = ("perfect", "constant", "random", "all_real", "adversarial", "ties")
+CASES = ("perfect", "constant", "random", "all_real", "adversarial", "ties", "all_half")
 
 
 def image_bytes(subset: str, row: int, col: int) -> bytes:
@@ -81,18 +84,20 @@ def scores(case: str) -> list[tuple[float, str | None]]:
     rng = np.random.default_rng(sum(map(ord, case)))
     out = []
     for k, (_, _, _, fake, _) in enumerate(cells()):
-        label = True
+        label = False
         if case == "perfect":
-            s = 0.9 if fake else 0.1
+            s, label = (0.9 if fake else 0.1), True
         elif case == "constant":
-            s, label = 0.7, False
+            s = 0.7
         elif case == "random":
-            s, label = float(rng.random()), False
+            s = float(rng.random())
         elif case == "all_real":  # nothing called fake: precision has no predicted positive
-            s, label = float(rng.random()) * 0.49, False
+            s = float(rng.random()) * 0.49
         elif case == "adversarial":
-            s = 0.2 if fake else 0.8
-        else:  # ties, 0.5 included: the label carries the authors' decision (score > 0.5)
+            s, label = (0.2 if fake else 0.8), True
+        elif case == "ties":  # 0.5 included, no label: the scorer's rule decides a tie
             s = (0.25, 0.5, 0.75)[(k * 7 + fake) % 3]
+        else:  # all_half: every score exactly 0.5, no label
+            s = 0.5
         out.append((s, ("fake" if s > 0.5 else "real") if label else None))
     return out

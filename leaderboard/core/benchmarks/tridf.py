@@ -17,6 +17,12 @@ Every official column reproduces the authors' code (j1anglin/TriDF at f041a19,
 - ``mcq_score``: mean of |S ∩ C|/K - |S \\ C|/(M - K) (``score_mc_answer``, unclamped: the
   headline), letters read by ``normalize_mc_answer`` (`tridf_readers.mc_letters`);
   ``mcq_score_clamped``: each question clamped at 0.
+- ``invalid_predictions`` (TFQ, MCQ): the authors' count of that name in
+  ``score_perception_original.py`` (a row whose answer their normalizer returns None for): TFQ, no
+  yes/no read; MCQ, an *empty* answer only (a non-empty one without a letter is valid for them and
+  scores 0). ``no_letter_read`` (MCQ, ours, a diagnostic): answers from which no option letter of
+  the question was read, empty ones included; both score 0 either way. Value: the fraction of
+  rows, ``n``: the count. ``unparsable`` (OEQ B): no decision read.
 - ``cover``, ``chair``, ``hal``, ``f05`` (``cal_score.py``): per sample, over the artifacts that
   are columns of the sample's ground-truth CSV (label ``artifact_columns``; all 27 when a pack
   does not say), means over samples with annotated artifacts; type B CHAIR is 1 when a fake is
@@ -28,7 +34,8 @@ Every official column reproduces the authors' code (j1anglin/TriDF at f041a19,
   challenge kit's readings and scores (`leaderboard.core.benchmarks.tridf_kit`).
 
 Breakdowns (all carry ``modality``): question category (semantic / quality / location, Table 2),
-artifact type, deepfake task, generator, artifact and location.
+question type (artifact / location: the authors' ``by_question_type``), artifact type, deepfake
+task, generator, artifact and location.
 """
 from __future__ import annotations
 
@@ -100,7 +107,16 @@ class TriDF(Benchmark):
         "f05": MetricSpec("F0.5", True, "num", description="F-beta (beta=0.5) of 1-CHAIR and "
                           "Cover"),
         "unparsable": MetricSpec("Unparsable answers", False,
-                                 description="Fraction of rows whose response could not be read"),
+                                 description="OEQ B: fraction of rows whose response gives no "
+                                 "decision (n: their count)"),
+        "invalid_predictions": MetricSpec(
+            "Invalid predictions (authors)", False,
+            description="The authors' invalid_predictions (score_perception_original.py), as a "
+            "fraction of rows (n: the count): TFQ, no yes/no read; MCQ, an empty answer."),
+        "no_letter_read": MetricSpec(
+            "No option letter read (diagnostic)", False,
+            description="MCQ, ours: fraction of rows whose answer names no option letter of the "
+            "question, empty answers included (n: the count); scored 0, as the authors do."),
         "trident_accuracy": MetricSpec("Accuracy (TRIDENT kit)", True,
                                        description=_KIT + "TFQ reads only true/false; type B "
                                        "reads the first non-empty line."),
@@ -179,6 +195,7 @@ def _slices(block: Block, *, per_artifact: bool) -> list[tuple[dict, np.ndarray]
     axes = {}
     if "question_type" in block.item:
         axes["category"] = _category(block)
+        axes["question_type"] = block.item["question_type"].astype(str)
     for axis in ("deepfake_task", "generator", "location") + (("artifact",) if per_artifact
                                                               else ()):
         if block.has(axis):
@@ -194,14 +211,35 @@ def _slices(block: Block, *, per_artifact: bool) -> list[tuple[dict, np.ndarray]
     return out
 
 
-def _unparsable(block: Block, bad: np.ndarray) -> list[MetricRecord]:
+def _count_records(block: Block, bad: np.ndarray, metric: str = "unparsable",
+                axes: tuple[str, ...] = ()) -> list[MetricRecord]:
+    """A count of rows as a record (value: the fraction, ``n``: the count), overall, per
+    modality and per modality x each of ``axes`` present in the block."""
     modality = block.item["modality"].astype(str)
-    out = [MetricRecord(block.task.key, "unparsable", {}, bad.mean(), n=int(bad.sum()))]
+    out = [MetricRecord(block.task.key, metric, {}, float(bad.mean()), n=int(bad.sum()))]
+    cols = {a: block.col(a).astype(str) for a in axes if block.has(a)}
     for m in sorted(set(modality.tolist())):
         sel = modality == m
-        out.append(MetricRecord(block.task.key, "unparsable", {"modality": m}, bad[sel].mean(),
+        out.append(MetricRecord(block.task.key, metric, {"modality": m}, float(bad[sel].mean()),
                                 n=int(bad[sel].sum())))
+        for axis, col in cols.items():
+            for v in sorted(set(col[sel].tolist()) - {""}):
+                rows = sel & (col == v)
+                out.append(MetricRecord(block.task.key, metric, {"modality": m, axis: v},
+                                        float(bad[rows].mean()), n=int(bad[rows].sum())))
     return out
+
+
+_COUNT_AXES = ("question_type", "deepfake_task")
+
+
+def empty_answers(block: Block) -> np.ndarray:
+    """MCQ rows whose free-text answer is empty: the only ones the authors' ``normalize_mc_answer``
+    returns None for (a structured ``answer`` list never is)."""
+    responses = _pred(block, "response", object, None)
+    from_response = _pred(block, "from_response", bool, False)
+    return np.array([bool(f) and isinstance(r, str) and not r.strip()
+                     for f, r in zip(from_response, responses)], dtype=bool)
 
 
 # -- TFQ and MCQ --
@@ -212,7 +250,8 @@ def _score_tfq(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
     ok = (ans == truth) & (ans >= 0)
     out = [_proportion("tfq", "accuracy", slc, ok[mask], ctx)
            for slc, mask in _slices(block, per_artifact=True)]
-    return out + kit.tfq_records(block, truth, ctx) + _unparsable(block, ans < 0)
+    return out + kit.tfq_records(block, truth, ctx) + _count_records(
+        block, ans < 0, "invalid_predictions", _COUNT_AXES)
 
 
 def _correct_matrix(block: Block) -> np.ndarray:
@@ -254,7 +293,9 @@ def _score_mcq(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
                     out.append(_mean("mcq", "mcq_score", {"modality": m, "artifact": key},
                                      raw[mask], ctx))
     out += kit.mcq_records(block, correct, offered, ctx)
-    return [r for r in out if r is not None] + _unparsable(block, ~block.pred["answered"])
+    return ([r for r in out if r is not None]
+            + _count_records(block, empty_answers(block), "invalid_predictions", _COUNT_AXES)
+            + _count_records(block, ~block.pred["answered"], "no_letter_read", _COUNT_AXES))
 
 
 # -- OEQ type A and type B --
@@ -334,7 +375,7 @@ def _score_oeq(block: Block, ctx: ScoringContext) -> list[MetricRecord]:
         ok = decided & (called_fake == is_fake)
         called_authentic = decided & ~called_fake
         out += [_proportion(task, "accuracy", slc, ok[mask], ctx) for slc, mask in slices]
-        out += _unparsable(block, ~decided)
+        out += _count_records(block, ~decided)
     mapped = mapped_artifacts(block, ctx)
     if mapped is None:
         for metric in _OEQ_METRICS:

@@ -6,6 +6,11 @@ SD3.5 Large, DALL·E 3, Midjourney 6}) and Twitter_AI (15,909 x the same without
 165,573 images. Tables 2-3 score each generator separately: that generator's fakes together with
 the subset's reals.
 
+Decision of a row (`decisions`): its ``label`` when given, else ``score > 0.5``: the authors'
+``calculate_metrics(y_true, y_pred, 0.5)`` (``y_pred > thres``), so a score of exactly 0.5 is
+real. ``metric_version`` "2" for every metric made from decisions (precision and its mean "3"):
+version 1 called a tie fake (``score >= 0.5``, the project's rule where the authors have none).
+
 Records (slices name ``subset`` and ``generator``):
 
 * per subset x generator: ``accuracy``, ``precision``, ``recall`` (Tables 2-3's Acc, P, R), plus
@@ -13,7 +18,7 @@ Records (slices name ``subset`` and ``generator``):
   (n/a unless every row has a score). Precision with no predicted fake is 0, as scikit-learn's
   ``precision_score`` (default ``zero_division``) and the authors' ``calculate_metrics``
   (``detection_scripts/universal_fake_detect_validate_sd35_new.py``) give it, so the means stay
-  defined (``metric_version`` "2"; version 1 reported n/a and so left the means n/a);
+  defined (since ``metric_version`` "2"; version 1 reported n/a and so left the means n/a);
 * ``mean_accuracy`` / ``mean_precision`` / ``mean_recall``: unweighted means over the generators
   of a subset, and over all subset x generator cells for the overall slice {} (the headline:
   the paper's 58.0% COCO_AI / 58.34% Twitter_AI are such means);
@@ -52,10 +57,38 @@ SUBSETS = ("COCO_AI", "Twitter_AI")
 GENERATORS = ("SD 2.1", "SDXL", "SD3 Medium", "SD3.5 Large", "DALL·E 3", "Midjourney 6")
 #: generators of each subset (Midjourney blocked most Twitter prompts, Table 3)
 SUBSET_GENERATORS = {"COCO_AI": GENERATORS, "Twitter_AI": GENERATORS[:-1]}
-#: metrics whose definition changed (issue 11): precision with no predicted fake is 0, not n/a
-_METRIC_VERSIONS = {"precision": "2", "mean_precision": "2"}
+#: the authors' decision for a row without a label: ``y_pred > thres`` in ``calculate_metrics``
+THRESHOLD = 0.5
+#: metrics whose definition changed: issue 11, precision with no predicted fake is 0, not n/a
+#: (precision "2"); issue 22, a score of exactly 0.5 without a label is real (every metric made
+#: from decisions, one version up)
+METRIC_VERSIONS = {"precision": "3", "mean_precision": "3", "accuracy": "2", "recall": "2",
+                    "f_acc": "2", "r_acc": "2", "mean_accuracy": "2", "mean_recall": "2",
+                    "vai_accuracy_pearson": "2"}
 _CELL_METRICS = {"accuracy": "accuracy", "precision": "precision", "recall": "recall",
                  "f_acc": "recall", "r_acc": "real_accuracy"}
+
+
+def decisions(block: Block) -> np.ndarray:
+    """Called fake per row: the submitted ``label`` when given, else ``score > 0.5`` (the
+    authors' rule: ``calculate_metrics`` thresholds ``y_pred > 0.5``, so a tie at 0.5 is real).
+
+    >>> import numpy as np
+    >>> from leaderboard.core.benchmarks.base import TaskSpec
+    >>> pred = {"label": np.array([-1, -1, -1, 1], np.int8),
+    ...         "score": np.array([0.5, 0.51, 0.2, 0.1])}
+    >>> b = Block(TaskSpec("detection", "detection", ("image",), "mean_accuracy"),
+    ...           np.array(["a", "b", "c", "d"]), {}, {}, pred)
+    >>> decisions(b).tolist()
+    [False, True, False, True]
+    """
+    n = len(block)
+    label = block.pred.get("label")
+    label = np.full(n, -1, dtype=np.int8) if label is None else np.asarray(label)
+    score = block.pred.get("score")
+    score = np.full(n, np.nan) if score is None else np.asarray(score, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.where(label >= 0, label == 1, score > THRESHOLD)
 
 
 def _codes(col: np.ndarray, values: tuple[str, ...], missing: int) -> np.ndarray:
@@ -107,10 +140,10 @@ class Vct2(Benchmark):
 
         def rec(metric, sl, value, ci=(None, None), n=0):
             out.append(MetricRecord(task, metric, sl, value, ci[0], ci[1], n,
-                                    metric_version=_METRIC_VERSIONS.get(metric, "1")))
+                                    metric_version=METRIC_VERSIONS.get(metric, "1")))
 
         y = block.truth["label"] == "fake"
-        dec = block.pred["decision"].astype(bool)
+        dec = decisions(block)
         n_gen = len(GENERATORS)
         sub = _codes(block.truth["subset"], SUBSETS, -1)
         gen = _codes(block.truth["generator"], GENERATORS, n_gen)

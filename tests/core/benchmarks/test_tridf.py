@@ -103,7 +103,13 @@ def test_tfq_values_by_hand():
     assert _find(recs, "accuracy", modality="image", generator="b").value == 0.5
     assert _find(recs, "accuracy", modality="image", artifact="noise").value == 1.0
     assert _find(recs, "accuracy", modality="image", location="nose").value == 0.0
-    assert _find(recs, "unparsable").n == 1
+    assert _find(recs, "accuracy", modality="image", question_type="location").value == 0.5
+    invalid = _find(recs, "invalid_predictions")  # normalize_tf_answer read nothing: one row
+    assert (invalid.n, invalid.value) == (1, 0.25)
+    assert _find(recs, "invalid_predictions", modality="image", question_type="location").n == 1
+    assert _find(recs, "invalid_predictions", modality="image",
+                 deepfake_task="face_swapping").n == 1
+    assert not [r for r in recs if r.metric in ("unparsable", "no_letter_read")]
 
 
 def test_mcq_values_by_hand():
@@ -122,6 +128,34 @@ def test_mcq_values_by_hand():
     assert _find(recs, "mcq_score", modality="video", category="location").value == -0.5
     assert _find(recs, "mcq_score", modality="video", artifact="flicker").value == \
         pytest.approx(1 / 6)
+
+
+def test_mcq_invalid_predictions_are_the_authors_no_letter_read_is_ours(pack, tmp_path):
+    """The authors' ``invalid_predictions`` counts only empty answers (their ``normalize_mc_answer``
+    returns None); a non-empty answer with no letter ("**B**, **D**", "AB", "Options A and C,
+    maybe") is valid for them and scores 0. Ours, ``no_letter_read``, counts both."""
+    items = [r for r in _rows(pack.root, "test", "items") if r["task"] == "mcq"]
+    texts = ["", "   \n", "**B**, **D**", "AB", "Options A and C, maybe", "A, C", "None"]
+    path = tmp_path / "mcq.jsonl"
+    with open(path, "w", encoding="utf-8") as fh:
+        for k, it in enumerate(items):
+            row = {"id": it["id"]}
+            if k == len(texts):
+                row["answer"] = ["A"]  # structured: never invalid
+            else:
+                row["response"] = texts[k % len(texts)]
+            fh.write(json.dumps(row) + "\n")
+    n = len(items)
+    empty = sum(1 for k in range(n) if k != len(texts) and k % len(texts) < 2)
+    no_letter = empty + sum(1 for k in range(n) if k != len(texts) and 2 <= k % len(texts) <= 4)
+    recs = [r for r in score_predictions(pack, "test", path, n_resamples=10).records
+            if r.task == "mcq"]
+    invalid, ours = _find(recs, "invalid_predictions"), _find(recs, "no_letter_read")
+    assert (invalid.n, ours.n) == (empty, no_letter) and empty < no_letter
+    assert invalid.value == pytest.approx(empty / n) and ours.value == pytest.approx(no_letter / n)
+    assert not [r for r in recs if r.metric == "unparsable"]
+    by_type = [r for r in recs if r.metric == "invalid_predictions" and "question_type" in r.slice]
+    assert by_type and sum(r.n for r in by_type) == empty
 
 
 class _MapJudge(Judge):

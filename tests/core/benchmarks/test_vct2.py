@@ -89,7 +89,7 @@ def test_values_by_hand():
     assert r[("accuracy", tw)].value == 0.5 and r[("recall", tw)].value == 0.0
     # nothing called fake: precision 0 as sklearn's precision_score (zero_division default) and the
     # authors' calculate_metrics give it, so the subset's and the overall means stay defined
-    assert r[("precision", tw)].value == 0.0 and r[("precision", tw)].metric_version == "2"
+    assert r[("precision", tw)].value == 0.0 and r[("precision", tw)].metric_version == "3"
     assert r[("precision", tw)].ci_low == 0.0 == r[("precision", tw)].ci_high
     assert r[("mean_precision", (("subset", "Twitter_AI"),))].value == 0.0
     assert r[("mean_precision", ())].value == pytest.approx((2 / 3 + 0.5 + 0.0) / 3)
@@ -154,3 +154,54 @@ def test_end_to_end_perfect(pack_dir, tmp_path):
     assert all(rec.value == 1.0 for (m, _), rec in r.items() if m == "average_precision")
     assert {("subset",), ("generator", "subset"), ("feature", "subset")} <= {
         tuple(k for k, _ in sl) for _, sl in r}
+
+
+def test_a_tie_at_one_half_without_a_label_is_real(pack_dir, tmp_path):
+    """The authors' ``calculate_metrics`` calls a row fake when ``y_pred > 0.5``: a team that
+    submits scores only, all exactly 0.5, has called nothing fake (recall 0, precision 0), and a
+    submitted label still decides its row."""
+    from leaderboard.core.scoring import score_predictions
+
+    pack = load_pack(pack_dir)
+    ids = pack.items("test").ids.tolist()
+    y = pack.labels("test").decoded("label").tolist()
+    ties = tmp_path / "ties.jsonl"
+    ties.write_text("".join(json.dumps({"id": i, "score": 0.5}) + "\n" for i in ids))
+    res = score_predictions(pack, "test", ties, n_resamples=20)
+    r = by(res.records)
+    assert r[("mean_recall", ())].value == 0.0 and r[("mean_precision", ())].value == 0.0
+    # every cell: its reals right, its fakes wrong; one real per fake (pairs by caption)
+    assert r[("mean_accuracy", ())].value == 0.5
+    for (metric, sl), rec in r.items():
+        if metric in ("r_acc",):
+            assert rec.value == 1.0, sl
+        if metric in ("accuracy", "recall", "precision", "mean_accuracy", "r_acc"):
+            assert rec.metric_version == ("3" if metric == "precision" else "2")
+    assert r[("average_precision", next(sl for m, sl in r if m == "average_precision"))
+             ].metric_version == "1"  # AP reads scores, not decisions: unchanged
+    # just above 0.5 is fake; a label given beside a 0.5 score decides its row
+    above = tmp_path / "above.jsonl"
+    above.write_text("".join(json.dumps({"id": i, "score": 0.5000001}) + "\n" for i in ids))
+    assert by(score_predictions(pack, "test", above, n_resamples=20).records)[
+        ("mean_recall", ())].value == 1.0
+    labelled = tmp_path / "labelled.jsonl"
+    labelled.write_text("".join(json.dumps({"id": i, "score": 0.5, "label": lab}) + "\n"
+                                for i, lab in zip(ids, y)))
+    assert by(score_predictions(pack, "test", labelled, n_resamples=20).records)[
+        ("mean_accuracy", ())].value == 1.0
+
+
+def test_per_item_outcomes_follow_the_same_rule(pack_dir, tmp_path):
+    """The rank intervals' per-item outcomes recompute the headline with the authors' rule too."""
+    from leaderboard.core.outcomes import point_value
+    from leaderboard.core.scoring import score_predictions
+
+    pack = load_pack(pack_dir)
+    ids = pack.items("test").ids.tolist()
+    ties = tmp_path / "ties.jsonl"
+    ties.write_text("".join(json.dumps({"id": i, "score": (0.5, 0.9)[k % 2]}) + "\n"
+                            for k, i in enumerate(ids)))
+    res = score_predictions(pack, "test", ties, n_resamples=20)
+    outcome = res.outcomes["all"]["detection"]
+    assert outcome.metric_version == "2"
+    assert point_value(outcome) == pytest.approx(by(res.records)[("mean_accuracy", ())].value)
