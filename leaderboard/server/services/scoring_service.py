@@ -237,6 +237,11 @@ def store_result(session: Session, submission_id: int, result: ScoreResult) -> i
         notes.append("plots are unavailable for this submission (curve data was rejected)")
     sub.notes_json = {"notes": notes, "pending": list(result.pending),
                       "covered": list(result.covered)}
+    from leaderboard.server.services import notices
+
+    notices.for_submission(session, sub, "submission.scored",
+                           f"Submission #{sub.id} ({sub.method_name}) on "
+                           f"{sub.benchmark.title or sub.benchmark.key} ({sub.split}) is scored.")
     return len(rows)
 
 
