@@ -30,6 +30,7 @@ _ID_KEYS = {"user": "user", "user_id": "user", "team": "team", "team_id": "team"
 _TARGET = re.compile(r"^(user|team|submission|benchmark|challenge|access_request|api_token|"
                      r"login_session):([^/\s]+)$")
 _HASH = re.compile(r"^[0-9a-f]{64}$")
+_ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d")
 
 
 def _ints(value) -> list[int]:
@@ -175,12 +176,38 @@ def _detail(names: _Names, e: AuditEvent) -> list[tuple[str, list[dict]]]:
                                        "kind": None, "ref": None}]))
         elif isinstance(value, str) and _HASH.match(value):
             out.append((label, [{"text": value[:12] + "…", "kind": None, "ref": None}]))
+        elif key == "changes" and isinstance(value, dict):
+            out.append((label, [{"text": "; ".join(
+                f"{k.replace('_', ' ')}: {_plain(v[0])} → {_plain(v[1])}"
+                if isinstance(v, list) and len(v) == 2 else f"{k}: {_plain(v)}"
+                for k, v in value.items()), "kind": None, "ref": None}]))
+        elif key == "phases" and isinstance(value, list) and all(
+                isinstance(p, dict) for p in value):
+            out.append((label, [{"text": "; ".join(
+                f"{p.get('name')} ({p.get('split')} · {p.get('part')}, "
+                f"{_plain(p.get('opens_at'))} → {_plain(p.get('closes_at'))})"
+                for p in value), "kind": None, "ref": None}]))
+        elif isinstance(value, str) and _ISO.match(value):
+            out.append((label, [{"text": _plain(value), "kind": None, "ref": None}]))
         elif isinstance(value, (dict, list)):
             out.append((label, [{"text": _compact(value), "kind": None, "ref": None}]))
         else:
             out.append((label, [{"text": "—" if value is None else str(value), "kind": None,
                                  "ref": None}]))
     return out
+
+
+def _plain(value) -> str:
+    """A value in words: an ISO time as "2026-12-03 15:45 UTC", None as "none"."""
+    if value is None:
+        return "none"
+    if isinstance(value, str) and _ISO.match(value):
+        try:
+            t = datetime.fromisoformat(value)
+        except ValueError:
+            return value
+        return f"{t:%Y-%m-%d %H:%M} UTC"
+    return str(value)
 
 
 def _compact(value) -> str:
