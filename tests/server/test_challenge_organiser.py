@@ -189,3 +189,9 @@ def test_admin_finishes_an_ended_challenge(app, client, organiser, session):
     event = session.scalar(select(AuditEvent).where(AuditEvent.action == "challenge.finish"))
     assert event.actor_email == "ada@example.org" and event.detail["private_revealed"]
     assert client.get("/api/v1/challenges/open-dev/phases/1").json["source"] == "final"
+
+
+def test_submit_link_opens_the_form_on_the_phase(client, organiser):
+    form = _text(client.get("/submit?benchmark=syncred&split=test&challenge=open-dev"))
+    assert '<option value="syncred" data-splits="dev,test" selected' in form
+    assert '<option value="test" selected>test</option>' in form
