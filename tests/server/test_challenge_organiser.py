@@ -195,3 +195,26 @@ def test_submit_link_opens_the_form_on_the_phase(client, organiser):
     form = _text(client.get("/submit?benchmark=syncred&split=test&challenge=open-dev"))
     assert '<option value="syncred" data-splits="dev,test" selected' in form
     assert '<option value="test" selected>test</option>' in form
+
+
+def test_a_phase_freezes_once_its_last_uploads_have_settled(app, session, organiser):
+    """An upload made just before the end is scored after it: the board waits for it."""
+    ch = session.scalar(select(Challenge))
+    team_id = session.scalar(select(User.team_id))
+    late = Submission(benchmark_id=ch.benchmark_id, split="dev", team_id=team_id,
+                      method_name="last minute", status="queued",
+                      created_at=ch.phases[0].closes_at - timedelta(seconds=1))
+    session.add(late)
+    session.commit()
+    after = ch.phases[0].closes_at + timedelta(minutes=1)
+    with app.app_context():
+        svc.finish_due(session, now=after)
+        assert ch.phases[0].frozen_at is None  # still being scored
+        late.status = "failed"
+        svc.finish_due(session, now=after)
+        assert ch.phases[0].frozen_at == after
+        late.status = "scoring"
+        late.created_at, late.split = ch.phases[1].opens_at, "test"
+        with pytest.raises(ServiceError, match="still being scored"):
+            svc.finish_challenge(session, ch, now=ch.phases[1].closes_at)
+        assert svc.finish_due(session, now=ch.phases[1].closes_at) == []

@@ -2,8 +2,9 @@
 and, for a challenge whose last phase has closed, by an admin's "finish now" (the embedded
 setup has no reconciler running on a timer):
 
-* a phase that has closed gets its board frozen (``ChallengePhase.board_json``);
-* a challenge whose last phase has closed is finished: the benchmark's private part is revealed,
+* a phase that has closed gets its board frozen (``ChallengePhase.board_json``), once the
+  submissions made during it have been scored (or failed);
+* a challenge whose last phase has closed (and whose submissions have settled) is finished: the benchmark's private part is revealed,
   each phase's final ranking on its own part is frozen into ``Challenge.results_json``, and the
   event is audited (actor: the admin, or none for the reconciler).
 """
@@ -11,11 +12,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from leaderboard.server.access import audit
-from leaderboard.server.models import User, utcnow
+from leaderboard.server.models import IN_FLIGHT, Submission, User, utcnow
 from leaderboard.server.models.challenges import Challenge, ChallengePhase
 from leaderboard.server.services import ServiceError
 from leaderboard.server.services.challenges.phase_boards import phase_results, shown_part
@@ -33,6 +34,15 @@ def freeze(session: Session, ch: Challenge, *, now: datetime) -> dict:
                        for p in ch.phases]}
 
 
+def in_flight(session: Session, ch: Challenge, phase: ChallengePhase) -> int:
+    """Submissions made during the phase that are still being scored: a phase is frozen only
+    once they have settled (a last-minute upload counts, as on Kaggle)."""
+    return session.scalar(select(func.count(Submission.id)).where(
+        Submission.benchmark_id == ch.benchmark_id, Submission.split == phase.split,
+        Submission.status.in_(IN_FLIGHT), Submission.created_at >= phase.opens_at,
+        Submission.created_at < phase.closes_at)) or 0
+
+
 def freeze_phase(session: Session, ch: Challenge, phase: ChallengePhase, *,
                  now: datetime) -> None:
     """Freeze a closed phase's board as it stands (the part shown at this moment)."""
@@ -45,8 +55,8 @@ def freeze_phase(session: Session, ch: Challenge, phase: ChallengePhase, *,
 def finish_challenge(session: Session, ch: Challenge, *, actor: User | None = None,
                      now: datetime | None = None, ip: str = "") -> bool:
     """Finish ``ch`` now that its last phase has closed (see the module docstring); True when
-    the private part was revealed by it. ServiceError while a phase is still to close or when
-    it has already finished. The caller commits, then invalidates the benchmark's boards."""
+    the private part was revealed by it. ServiceError while a phase is still to close, while a
+    submission of it is still being scored, or when it has already finished. The caller commits, then invalidates the benchmark's boards."""
     now = now or utcnow()
     if ch.finalized_at is not None:
         raise ServiceError(f"challenge {ch.key!r} finished on {ch.finalized_at:%Y-%m-%d %H:%M} "
@@ -56,6 +66,12 @@ def finish_challenge(session: Session, ch: Challenge, *, actor: User | None = No
         raise ServiceError(f"challenge {ch.key!r} runs until "
                            f"{end:%Y-%m-%d %H:%M} UTC; it finishes when its last phase closes"
                            if end else f"challenge {ch.key!r} has no phase", status=409,
+                           code="conflict")
+    waiting = {p.name: n for p in ch.phases if (n := in_flight(session, ch, p))}
+    if waiting:
+        raise ServiceError(f"challenge {ch.key!r} has submissions still being scored ("
+                           + ", ".join(f"{n} of phase {name!r}" for name, n in waiting.items())
+                           + "); it finishes once they are scored or failed", status=409,
                            code="conflict")
     for p in ch.phases:
         if p.frozen_at is None:
@@ -83,10 +99,11 @@ def finish_due(session: Session, *, now: datetime | None = None) -> list[str]:
         if not ch.phases:
             continue
         if window(ch)[1] <= now:
-            finish_challenge(session, ch, now=now)
-            changed.append(ch.benchmark.key)
-            continue
+            if not any(in_flight(session, ch, p) for p in ch.phases):
+                finish_challenge(session, ch, now=now)
+                changed.append(ch.benchmark.key)
+            continue  # else at a later pass, once the last uploads are scored
         for p in ch.phases:
-            if p.closes_at <= now and p.frozen_at is None:
+            if p.closes_at <= now and p.frozen_at is None and not in_flight(session, ch, p):
                 freeze_phase(session, ch, p, now=now)
     return changed

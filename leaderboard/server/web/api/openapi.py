@@ -115,9 +115,36 @@ OPERATIONS: dict[tuple[str, str], dict] = {
         "responses": {"200": _json({"type": "object", "properties": {"submissions": {
             "type": "array", "items": _ref("SubmissionStatus")},
             "next_before": {"type": ["integer", "null"]}}}), **_AUTH_ERRORS}},
+    ("api.api_notices", "GET"): {
+        "summary": "Your notices and your team's, not yet dismissed, newest first",
+        "tags": ["notices"], "security": [{"bearerAuth": []}, {}],
+        "description": "Agreement approved, denied or revoked (yours); submission scored, "
+                       "failed, hidden or disqualified (your team's).",
+        "responses": {"200": _json({"type": "object", "properties": {
+            "notices": {"type": "array", "items": _ref("Notice")}}}), **_AUTH_ERRORS}},
+    ("api.api_dismiss_notice", "POST"): {
+        "summary": "Dismiss a notice (for the whole team when it is the team's)",
+        "tags": ["notices"], "security": [{"bearerAuth": []}],
+        "responses": {"200": _json(_ref("Notice")), **_AUTH_ERRORS}},
+    ("api.api_phase_board", "GET"): {
+        "summary": "One challenge phase's board", "tags": ["challenges"],
+        "description": "The submissions made during the phase, ranked by the benchmark's board "
+                       "rules, per task, each value with its CI and n, rank intervals on the "
+                       "headline. source: live (the phase runs), frozen (when it closed) or "
+                       "final (the challenge's results, on the phase's own part).",
+        "responses": {"200": _json({"type": "object", "properties": {
+            "source": {"enum": ["live", "frozen", "final"]}, "part": {"type": "string"},
+            "frozen_at": {"type": ["string", "null"]}, "state": {"type": "string"},
+            "tasks": {"type": "array", "items": {"type": "object"}}}}), **_ERRORS}},
 }
 
 SCHEMAS = {
+    "Notice": {"type": "object", "properties": {
+        "id": {"type": "integer"}, "kind": {"type": "string"}, "message": {"type": "string"},
+        "subject": {"type": "string", "description": "what it is about: submission:<id> or "
+                                                       "benchmark:<key>"},
+        "for": {"enum": ["you", "team"]}, "created_at": {"type": "string"},
+        "dismissed_at": {"type": ["string", "null"]}}},
     "Error": {"type": "object", "required": ["error", "message"], "properties": {
         "error": {"type": "string"}, "message": {"type": "string"},
         "problems": {"type": "array", "items": _ref("Problem")},
