@@ -99,7 +99,8 @@ def test_audit_log_names_links_and_versions(app, client, auth, imported, session
     assert re.search(r'<a href="/admin/users\?q=bob(%40|@)example.org"[^>]*>bob</a>', approve)
     assert '<a href="/benchmarks/syncred">syncred</a>' in approve
     assert '"user": ' not in page
-    # the data page names the version the same way
+    # so do the requests list and the data page
+    assert "version 1 of " in _text(client.get("/admin/requests?status="))
     data = _text(client.get("/data/syncred"))
     assert "Version 1 of " in data and bench.agreement_version not in data.replace(
         f'sha256 of the text: {bench.agreement_version}', "")

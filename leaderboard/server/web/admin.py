@@ -74,7 +74,12 @@ def requests_():
     total = s.scalar(select(func.count()).select_from(stmt.subquery()))
     rows = s.scalars(stmt.order_by(AccessRequest.id.desc()).offset((page - 1) * PER_PAGE)
                      .limit(PER_PAGE)).all()
+    from leaderboard.server.access.audit_display import agreement_versions, version_label
+
+    versions = agreement_versions(s)
     return render_template("admin/requests.html", rows=rows, status=status, bench_key=bench_key,
+                           version_of=lambda r: version_label(versions, r.benchmark_id,
+                                                              r.agreement_version),
                            q=q, benchmarks=s.scalars(select(Benchmark.key)).all(),
                            endpoint="admin.requests_", page=page, total=total,
                            pages=max(1, -(-total // PER_PAGE)),
