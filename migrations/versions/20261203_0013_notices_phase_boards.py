@@ -1,4 +1,5 @@
-"""Notices on the team's pages, and each challenge phase's frozen board (issue 21).
+"""Notices on the team's pages, each challenge phase's frozen board, and the two submission
+indexes the admin overview reads (per day; recent failures) (issue 21).
 
 Revision ID: 0013
 Revises: 0011
@@ -35,9 +36,16 @@ def upgrade() -> None:
     with op.batch_alter_table('challenge_phase', schema=None) as batch_op:
         batch_op.add_column(sa.Column('frozen_at', sa.DateTime(timezone=True), nullable=True))
         batch_op.add_column(sa.Column('board_json', sa.JSON(), nullable=True))
+    with op.batch_alter_table('submission', schema=None) as batch_op:
+        batch_op.create_index('ix_submission_created_at', ['created_at'], unique=False)
+        batch_op.create_index('ix_submission_status_created', ['status', 'created_at'],
+                              unique=False)
 
 
 def downgrade() -> None:
+    with op.batch_alter_table('submission', schema=None) as batch_op:
+        batch_op.drop_index('ix_submission_status_created')
+        batch_op.drop_index('ix_submission_created_at')
     with op.batch_alter_table('challenge_phase', schema=None) as batch_op:
         batch_op.drop_column('board_json')
         batch_op.drop_column('frozen_at')
