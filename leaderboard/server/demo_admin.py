@@ -45,8 +45,8 @@ def ensure_demo_admin(session: Session, data_dir: str | Path, *,
         return [f"demo admin created: log in as {email} with password {password}",
                 f"(kept in {path}; {_reset_hint(email)})"]
     if not user.is_admin:
-        return [f"{email} exists but is not an admin; make it one with: python -m leaderboard "
-                f"create-admin --email {email}"]
+        return [(f"{email} exists but is not an admin; make it one with: python -m "
+                 f"leaderboard create-admin --email {email}")]
     try:
         password = path.read_text(encoding="utf-8").strip()
     except OSError:
