@@ -272,7 +272,8 @@ def _has_baseline(session, key: str, split: str, kind: str) -> bool:
 @click.option("--kinds", default="random,all-fake", show_default=True,
               help="Baselines to submit for every benchmark and split.")
 def seed_demo(seed: int, only: tuple[str, ...], kinds: str) -> None:
-    """Generate the demo packs into DATA_DIR, import them, and score baseline submissions."""
+    """Generate the demo packs into DATA_DIR, import them, score baseline submissions, and make
+    the demo admin (printing its login)."""
     from leaderboard.core.baselines import write_baseline
     from leaderboard.core.packs import load_pack
     from leaderboard.demo import BENCHMARKS, generate
@@ -311,6 +312,12 @@ def seed_demo(seed: int, only: tuple[str, ...], kinds: str) -> None:
                 enqueue_scoring(sid)
             how = "queued" if app.config.get("REDIS_URL") else "scored"
             click.echo(f"{key}: imported, {len(ids)} baseline submissions {how}")
+        from leaderboard.server.demo_admin import ensure_demo_admin
+
+        with get_db().scope() as session:
+            lines = ensure_demo_admin(session, data_dir)
+        for line in lines:
+            click.echo(line)
 
 
 # Judge commands (rejudge, judge-agreement) live in their own module.

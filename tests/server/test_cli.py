@@ -38,3 +38,6 @@ def test_seed_demo_scores_baselines(runner, session, app):
     assert all(not s.counts_toward_quota and s.team_id is None for s in subs)
     assert session.scalar(select(Benchmark.key)) == "syncred"
     assert len(session.scalars(select(LabelSet)).all()) == 2
+    # make run prints how to log in as the demo admin (issue 21)
+    assert "demo admin created: log in as admin@example.org with password" in res.output
+    assert session.scalar(select(User).where(User.email == "admin@example.org")).is_admin

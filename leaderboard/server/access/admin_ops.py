@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from leaderboard.server.access import audit
 from leaderboard.server.models import IN_FLIGHT, Benchmark, Submission, User
-from leaderboard.server.services import Forbidden, NotFound, ServiceError, sessions
+from leaderboard.server.services import Forbidden, NotFound, ServiceError, notices, sessions
 
 MAX_DESCRIPTION = 100_000
 MAX_REASON = 2000
@@ -96,6 +96,11 @@ def set_hidden(session: Session, actor: User, sub: Submission, hidden: bool, *,
     sub.hidden = bool(hidden)
     audit.record(session, actor, "admin.submission.hide" if hidden else "admin.submission.unhide",
                  f"submission:{sub.id}", {"benchmark": sub.benchmark_id}, ip)
+    notices.for_submission(
+        session, sub, "submission.hidden" if hidden else "submission.unhidden",
+        f"Submission #{sub.id} ({sub.method_name}) was "
+        + ("hidden by an administrator: it is off every public page and board."
+           if hidden else "made visible again by an administrator."))
 
 
 def disqualify(session: Session, actor: User, sub: Submission, reason: str | None, *,
@@ -109,6 +114,10 @@ def disqualify(session: Session, actor: User, sub: Submission, reason: str | Non
     audit.record(session, actor,
                  "admin.submission.disqualify" if reason else "admin.submission.reinstate",
                  f"submission:{sub.id}", {"reason": reason}, ip)
+    notices.for_submission(
+        session, sub, "submission.disqualified" if reason else "submission.reinstated",
+        f"Submission #{sub.id} ({sub.method_name}) was "
+        + (f"disqualified: {reason}" if reason else "reinstated by an administrator."))
 
 
 def rescore(session: Session, actor: User, subs: list[Submission], *, deadline_s: int,

@@ -48,7 +48,22 @@ def _decide(session, admin, req, status, *, reason, expires_at, ip, now, action)
                  {"user": req.user_id, "benchmark": req.benchmark_id, "reason": reason,
                   "expires_at": expires_at.isoformat() if expires_at else None,
                   "agreement_version": req.agreement_version}, ip)
+    _notify(session, req, status, reason=reason, expires_at=expires_at)
     return req
+
+
+def _notify(session, req, status, *, reason, expires_at) -> None:
+    """The user who signed reads the decision on their team page (issue 21)."""
+    from leaderboard.server.services import notices
+
+    name = req.benchmark.title or req.benchmark.key
+    if status == "approved":
+        until = f" until {expires_at:%Y-%m-%d %H:%M} UTC" if expires_at else ""
+        message = f"Your access to {name}'s data was approved{until}."
+    else:
+        message = f"Your access to {name}'s data was {status}: {reason}"
+    notices.post(session, f"agreement.{status}", message, user_id=req.user_id,
+                 subject=f"benchmark:{req.benchmark.key}")
 
 
 def approve(session: Session, admin: User, req: AccessRequest, *,

@@ -20,3 +20,12 @@ def can_see_submission(user, sub: Submission) -> bool:
 
 def can_compare(user, sub: Submission) -> bool:
     return sub.status == "scored" and can_see_submission(user, sub)
+
+
+def notice_visible(user, notice) -> bool:
+    """A notice is for the user it names and for every member of the team it names."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    return bool((notice.user_id is not None and notice.user_id == user.id)
+                or (notice.team_id is not None and notice.team_id == getattr(user, "team_id",
+                                                                              None)))

@@ -168,7 +168,10 @@ class Submission(Base):
     __tablename__ = "submission"
     __table_args__ = (Index("ix_submission_benchmark_split_status", "benchmark_id", "split",
                             "status"),
-                      Index("ix_submission_status_deadline", "status", "deadline_at"))
+                      Index("ix_submission_status_deadline", "status", "deadline_at"),
+                      # the admin overview: submissions per day, recent failures (issue 21)
+                      Index("ix_submission_created_at", "created_at"),
+                      Index("ix_submission_status_created", "status", "created_at"))
     id: Mapped[int] = mapped_column(primary_key=True)
     benchmark_id: Mapped[int] = mapped_column(ForeignKey("benchmark.id"), index=True)
     split: Mapped[str] = mapped_column(String(64))

@@ -8,7 +8,8 @@ quotas. A submission belongs to the phase whose window contains its ``created_at
 challenge the benchmark accepts only the open phase's split, so the phase is unambiguous); no
 link table is needed. When the last phase closes, the reconciler finishes the challenge
 (`leaderboard.server.services.challenges.finish_due`): the private part is revealed and the
-results are frozen into ``results_json``.
+results are frozen into ``results_json``. Each phase's own board (the submissions made during
+it) is frozen into ``board_json`` when that phase closes (issue 21).
 """
 from __future__ import annotations
 
@@ -61,5 +62,8 @@ class ChallengePhase(Base):
     daily_quota: Mapped[int | None] = mapped_column(Integer)
     #: per team over the whole phase (None = no cap); counts scored work only, like quotas
     max_submissions: Mapped[int | None] = mapped_column(Integer)
+    #: set by the reconciler when the phase has closed: its board, frozen (issue 21)
+    frozen_at: Mapped[datetime | None]
+    board_json: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
     challenge: Mapped[Challenge] = relationship(back_populates="phases")

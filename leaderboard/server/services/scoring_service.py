@@ -222,6 +222,7 @@ def store_result(session: Session, submission_id: int, result: ScoreResult) -> i
     ]
     session.add_all(rows)
     sub = session.get(Submission, submission_id)
+    rescored = sub.finished_at is not None  # a rescore (admin) keeps its first finish time
     sub.status = "scored"
     sub.finished_at = utcnow()
     sub.deadline_at = None
@@ -237,6 +238,12 @@ def store_result(session: Session, submission_id: int, result: ScoreResult) -> i
         notes.append("plots are unavailable for this submission (curve data was rejected)")
     sub.notes_json = {"notes": notes, "pending": list(result.pending),
                       "covered": list(result.covered)}
+    from leaderboard.server.services import notices
+
+    notices.for_submission(session, sub, "submission.scored",
+                           f"Submission #{sub.id} ({sub.method_name}) on "
+                           f"{sub.benchmark.title or sub.benchmark.key} ({sub.split}) "
+                           + ("was rescored." if rescored else "is scored."))
     return len(rows)
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO
 
 from sqlalchemy import select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from leaderboard.core.errors import ProblemList
 from leaderboard.server.models import Benchmark, QuotaUsage, Submission, User, utcnow
@@ -156,6 +156,12 @@ def mark_failed(sub: Submission, reason: str, *, detail: dict | None,
     sub.deadline_at = None
     sub.failure_reason = reason
     sub.failure_detail = detail
+    session = object_session(sub)
+    if session is not None:  # the team reads it on its pages (issue 21)
+        from leaderboard.server.services import notices
+
+        notices.for_submission(session, sub, "submission.failed",
+                               f"Submission #{sub.id} ({sub.method_name}) failed: {reason}")
 
 
 def refund_quota(session: Session, sub: Submission) -> None:

@@ -39,12 +39,19 @@ def _expiry(days: str | None):
 
 @bp.get("/")
 def home():
+    """The overview: pending agreement requests, recent failures, the queue (depth, workers
+    alive; "inline" without Redis), submissions per day, totals. ``?format=json`` for scripts."""
+    from leaderboard.server.jobs.status import queue_status
+    from leaderboard.server.services import overview
+
     s = get_session()
-    pending = s.scalar(select(func.count()).where(AccessRequest.status == "pending"))
-    return render_template("admin/home.html", pending=pending,
-                           users=s.scalar(select(func.count(User.id))),
-                           teams=s.scalar(select(func.count(Team.id))),
-                           submissions=s.scalar(select(func.count(Submission.id))))
+    data = {"pending": overview.pending_requests(s), "failures": overview.recent_failures(s),
+            "in_flight": overview.in_flight(s), "per_day": overview.per_day(s),
+            "totals": overview.totals(s), "queue": queue_status()}
+    if progress_wants_json():
+        return jsonify(data)
+    return render_template("admin/home.html", **data,
+                           day_max=max([d["total"] for d in data["per_day"]] + [1]))
 
 
 # -- access requests --------------------------------------------------------------------------
@@ -67,7 +74,12 @@ def requests_():
     total = s.scalar(select(func.count()).select_from(stmt.subquery()))
     rows = s.scalars(stmt.order_by(AccessRequest.id.desc()).offset((page - 1) * PER_PAGE)
                      .limit(PER_PAGE)).all()
+    from leaderboard.server.access.audit_display import agreement_versions, version_label
+
+    versions = agreement_versions(s)
     return render_template("admin/requests.html", rows=rows, status=status, bench_key=bench_key,
+                           version_of=lambda r: version_label(versions, r.benchmark_id,
+                                                              r.agreement_version),
                            q=q, benchmarks=s.scalars(select(Benchmark.key)).all(),
                            endpoint="admin.requests_", page=page, total=total,
                            pages=max(1, -(-total // PER_PAGE)),
@@ -317,8 +329,10 @@ def audit_log():
     # the filter is a prefix: offer each family of actions ("access", "admin", "auth", ...)
     actions = sorted({a.split(".")[0] for a in get_session().scalars(
         select(AuditEvent.action).distinct())})
-    return render_template("admin/audit.html", events=events, total=total, next_url=next_url,
-                           args=request.args, actions=actions)
+    from leaderboard.server.access.audit_display import describe
+
+    return render_template("admin/audit.html", events=describe(get_session(), events),
+                           total=total, next_url=next_url, args=request.args, actions=actions)
 
 
 @bp.get("/audit.csv")

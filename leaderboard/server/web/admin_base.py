@@ -47,3 +47,26 @@ def progress_wants_json() -> bool:
         or request.args.get("format") == "json"
 
 
+
+
+@bp.app_template_global("agreement_label")
+def agreement_label(benchmark, version: str | None) -> str:
+    """An agreement version as its number and date for any page (not its 64-character hash;
+    `leaderboard.server.access.audit_display.label_for`)."""
+    from leaderboard.server.access.audit_display import label_for
+
+    return label_for(get_session(), benchmark, version)
+
+
+def agreement_holders_for(board: dict) -> dict[int, list[str]] | None:
+    """For an admin, which teams on ``board`` (a board page's rows) hold its benchmark's
+    agreement (team id -> the members who hold it); None for everyone else, who see no
+    marker. Boards are cached for everyone: an admin's page is rendered for them alone."""
+    if not (current_user.is_authenticated and current_user.is_admin):
+        return None
+    from leaderboard.server.access.holders import team_holders
+    from leaderboard.server.services.benchmarks import get_benchmark
+
+    session = get_session()
+    return team_holders(session, get_benchmark(session, board["benchmark"]),
+                        [r["team"]["id"] for r in board.get("rows", []) if r["team"]["id"]])

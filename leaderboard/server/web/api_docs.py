@@ -17,7 +17,10 @@ FILES = ("swagger-ui-bundle.js", "swagger-ui.css")
 
 @bp.get("/")
 def page():
-    return render_template("api/docs.html")
+    from leaderboard.server.web.api.openapi import API_VERSION, server_version
+
+    return render_template("api/docs.html", api_version=API_VERSION,
+                           server_version=server_version())
 
 
 @bp.get("/swagger/<name>")

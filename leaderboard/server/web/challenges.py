@@ -1,17 +1,21 @@
-"""Challenge pages (issue 12): the list, one challenge (phases with UTC dates and countdowns,
-its boards, and the frozen results once it has finished), and the results export.
+"""Challenge pages (issues 12 and 21): the list, one challenge (phases with UTC dates and
+countdowns, "submit to this challenge", the board of its current phase, and the frozen results
+once it has finished), each phase's board, and the results export.
 
-A challenge is finished by the reconciler (`leaderboard.server.jobs.reconcile`); these views only
-read. The JSON API mirrors them under ``/api/v1/challenges``.
+A phase's board is ranked by the benchmark's board rules and frozen when the phase closes; the
+challenge is finished by the reconciler (`leaderboard.server.jobs.reconcile`) or an admin. These
+views only read. The JSON API mirrors them under ``/api/v1/challenges``.
 """
 from __future__ import annotations
 
-from flask import Blueprint, Response, json, jsonify, render_template
+from flask import Blueprint, Response, json, jsonify, render_template, url_for
 
 from leaderboard.server.csvsafe import to_csv
 from leaderboard.server.db import get_session
+from leaderboard.server.models import utcnow
 from leaderboard.server.services import NotFound
 from leaderboard.server.services import challenges as svc
+from leaderboard.server.services.challenges.timeline import board_phase
 from leaderboard.server.web.api import bp as api_bp
 
 bp = Blueprint("challenges", __name__, url_prefix="/challenges")
@@ -24,16 +28,37 @@ def index():
                            challenges=[svc.describe(c) for c in svc.list_challenges(session)])
 
 
+def submit_link(ch) -> str | None:
+    """The submit form with the open phase's benchmark and split chosen; None when no phase
+    takes submissions now."""
+    phase = svc.phase_at(ch, utcnow())
+    if phase is None or ch.finalized_at is not None:
+        return None
+    return url_for("submit.form", benchmark=ch.benchmark.key, split=phase.split,
+                   challenge=ch.key)
+
+
 @bp.get("/<key>")
 def page(key: str):
     from leaderboard.server.web.public import render_markdown
 
     session = get_session()
     ch = svc.get_challenge(session, key)
-    target = svc.countdown_target(ch)
+    shown = board_phase(ch)
     return render_template("challenges/page.html", ch=svc.describe(ch), challenge=ch,
                            description=render_markdown(ch.description_md),
-                           countdown=target, results=ch.results_json)
+                           countdown=svc.countdown_target(ch), results=ch.results_json,
+                           submit_url=submit_link(ch),
+                           pb=svc.phase_board(session, ch, shown) if shown else None)
+
+
+@bp.get("/<key>/phases/<int:position>")
+def phase_page(key: str, position: int):
+    session = get_session()
+    ch = svc.get_challenge(session, key)
+    phase = svc.get_phase(ch, position)
+    return render_template("challenges/phase.html", ch=svc.describe(ch),
+                           pb=svc.phase_board(session, ch, phase), submit_url=submit_link(ch))
 
 
 def _results(key: str) -> tuple[str, dict]:
@@ -71,3 +96,13 @@ def api_challenge(key: str):
     """One challenge, with its frozen results once it has finished."""
     ch = svc.get_challenge(get_session(), key)
     return jsonify({**svc.describe(ch), "results": ch.results_json})
+
+
+@api_bp.get("/challenges/<key>/phases/<int:position>")
+def api_phase_board(key: str, position: int):
+    """One phase's board: the submissions made during the phase, ranked by the benchmark's
+    board rules, per task (values with CI and n, rank intervals); ``source`` says whether it
+    is live, frozen when the phase closed, or the challenge's final results."""
+    session = get_session()
+    ch = svc.get_challenge(session, key)
+    return jsonify(svc.phase_board(session, ch, svc.get_phase(ch, position)))

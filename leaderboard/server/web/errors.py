@@ -12,6 +12,7 @@ handlers or at teardown (`leaderboard.server.db`).
 from __future__ import annotations
 
 import logging
+import re
 
 import redis
 from flask import Flask, current_app, g, jsonify, make_response, render_template, request
@@ -45,6 +46,43 @@ def outage_of(exc: BaseException) -> str | None:
     return None
 
 
+_LIST = re.compile(r"\[((?:'[^'\[\]]*'|\"[^\"\[\]]*\"|[\w.-]+)"
+                   r"(?:, (?:'[^'\[\]]*'|\"[^\"\[\]]*\"|[\w.-]+))*)?\]")
+_QUOTED = re.compile(r"'([^']*)'")
+_LABELLED_LIST = re.compile(r"; (known|\w+): (\[[^\]]*\])")
+
+
+def _words_of_list(match: re.Match) -> str:
+    items = [i.strip().strip("'\"") for i in (match.group(1) or "").split(", ") if i.strip()]
+    if not items:
+        return "none"
+    quoted = [f"\u201c{i}\u201d" for i in items]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _labelled(match: re.Match) -> str:
+    label = match.group(1)
+    lead = "the ones there are" if label == "known" else f"its {label.replace('_', ' ')} are"
+    return f". {lead[0].upper()}{lead[1:]}: {match.group(2)}"
+
+
+def in_words(message: str) -> str:
+    """A service message as a sentence for the HTML error page (issue 21): a Python list such as
+    ``known: ['a', 'b']`` becomes "The ones there are: “a” and “b”", quotes become typographic,
+    and it starts with a capital and ends with a full stop. The JSON answer keeps the message
+    as it is (scripts read it)."""
+    text = (message or "").strip()
+    if not text:
+        return text
+    if text.startswith("no "):
+        text = "there is " + text
+    text = _LABELLED_LIST.sub(_labelled, text)
+    text = _LIST.sub(_words_of_list, text)
+    text = _QUOTED.sub("\u201c\\1\u201d", text)
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?" else text + "."
+
+
 def wants_json() -> bool:
     if request.path.startswith("/api/"):
         return True
@@ -59,7 +97,10 @@ def error_response(status: int, code: str, message: str, **extra):
         resp.status_code = status
         return resp
     try:
-        return render_template("errors/error.html", status=status, code=code, message=message,
+        if status == 404 and message.startswith("The requested URL was not found"):
+            message = f"there is no page at {request.path}"  # werkzeug's words for a bad URL
+        return render_template("errors/error.html", status=status, code=code,
+                               message=in_words(message),
                                problems=extra.get("problems", []),
                                total_problems=extra.get("total_problems", 0)), status
     except Exception:  # noqa: BLE001 - e.g. the page's header needs the database, now down

@@ -33,6 +33,7 @@ def participation(session, key: str) -> dict:
     sample-submission links (per task and split), the format of one row, and the challenge."""
     from leaderboard.core.packs import load_pack
     from leaderboard.server.access.gate import latest_request
+    from leaderboard.server.models import utcnow
     from leaderboard.server.services import challenges
 
     bench = get_benchmark(session, key)
@@ -52,7 +53,7 @@ def participation(session, key: str) -> dict:
 
     from leaderboard.server.boards.cache import get_cache
     examples = get_cache().get_or_compute(key, ("example_rows", bench.version), make_examples)
-    now = challenges.utcnow()
+    now = utcnow()
     ch = challenges.covering(session, bench.id, now) or next(
         (c for c in challenges.list_challenges(session, bench)
          if c.finalized_at is None and c.phases and challenges.window(c)[0] > now), None)

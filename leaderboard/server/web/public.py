@@ -18,6 +18,7 @@ from leaderboard.server.boards import service as boards
 from leaderboard.server.boards.plots import format_value
 from leaderboard.server.db import get_session
 from leaderboard.server.models import Benchmark, Submission, Team, User
+from leaderboard.server.web.admin_base import agreement_holders_for
 
 bp = Blueprint("public", __name__)
 
@@ -83,8 +84,9 @@ lazy_session = _LazySession()
 
 
 def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = False,
-                    b: dict | None = None) -> Markup:
-    """The rendered table of one page of a board (cached with the board)."""
+                    b: dict | None = None, holders: dict | None = None) -> Markup:
+    """The rendered table of one page of a board (cached with the board; not cached when
+    ``holders``, the admins' agreement marker, is given)."""
     if b is None:
         b = boards.board(lazy_session, **args, page=page, per_page=per_page)
 
@@ -96,6 +98,10 @@ def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = Fal
     def compute():
         return render_template("public/_board.html", board=b, compact=compact,
                                link_args=link_args, **page_of(b))
+
+    if holders is not None:
+        return Markup(render_template("public/_board.html", board=b, compact=compact,
+                                      link_args=link_args, holders=holders, **page_of(b)))
 
     key = ("board_html", b["task"]["key"], b["split"], args["modality"], b["slice_key"],
            args["mode"], page, per_page, compact)
@@ -213,11 +219,15 @@ def board_page(key: str, task: str, split: str):
     args = board_args(key, task, split)
     page, per_page = page_args()
     b = boards.board(lazy_session, **args, page=page, per_page=per_page)
+    holders = agreement_holders_for(b)  # admins only: which teams hold the agreement
 
     def compute():
         return render_template("public/_board_page.html", board=b, args=args,
                                switch=_switchers(b),
-                               table=_board_fragment(args, page, per_page, b=b))
+                               table=_board_fragment(args, page, per_page, b=b, holders=holders))
+
+    if holders is not None:
+        return render_template("public/board.html", board=b, body=Markup(compute()))
 
     key = ("board_page", task, split, args["modality"], args["slice_key"], args["mode"], page,
            per_page)

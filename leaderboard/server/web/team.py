@@ -1,12 +1,16 @@
-"""Team pages: create, join by invite code, leave; API tokens (created, listed, revoked)."""
+"""Team pages: create, join by invite code, leave; API tokens (created, listed, revoked); the
+team's notices (issue 21: agreement decisions, submissions scored, failed or hidden), each
+dismissable; which member holds which data-use agreement."""
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 
 from leaderboard.server.access import audit
 from leaderboard.server.db import get_session
-from leaderboard.server.services import ServiceError, teams, tokens
+from leaderboard.server.services import ServiceError, notices, teams, tokens
+from leaderboard.server.web.api import api_user
+from leaderboard.server.web.api import bp as api_bp
 
 bp = Blueprint("team", __name__, url_prefix="/team")
 
@@ -18,12 +22,44 @@ def _fail(exc: ServiceError):
     return redirect(url_for("team.index"))
 
 
+def _page(new_token: str | None = None):
+    from leaderboard.server.access.holders import member_agreements
+
+    session = get_session()
+    team = current_user.team
+    members = list(team.members) if team else [current_user._get_current_object()]
+    return render_template("team/index.html", team=team, members=members,
+                           agreements=member_agreements(session, members),
+                           notices=notices.active(session, current_user),
+                           tokens=tokens.list_tokens(session, current_user), new_token=new_token)
+
+
 @bp.get("/")
 @login_required
 def index():
+    return _page()
+
+
+@bp.post("/notices/<int:notice_id>/dismiss")
+@login_required
+def dismiss_notice(notice_id: int):
     session = get_session()
-    return render_template("team/index.html", team=current_user.team,
-                           tokens=tokens.list_tokens(session, current_user), new_token=None)
+    try:
+        notices.dismiss(session, current_user, notice_id)
+        session.commit()
+    except ServiceError as exc:
+        return _fail(exc)
+    return redirect(url_for("team.index") + "#notices"), 303
+
+
+@bp.post("/notices/dismiss-all")
+@login_required
+def dismiss_all_notices():
+    session = get_session()
+    n = notices.dismiss_all(session, current_user)
+    session.commit()
+    flash(f"{n} notice(s) dismissed.")
+    return redirect(url_for("team.index")), 303
 
 
 @bp.post("/create")
@@ -92,8 +128,7 @@ def create_token():
     except ServiceError as exc:
         return _fail(exc)
     # Rendered (not redirected) so the plaintext is shown exactly once and never stored.
-    return render_template("team/index.html", team=current_user.team,
-                           tokens=tokens.list_tokens(session, current_user), new_token=plain)
+    return _page(new_token=plain)
 
 
 @bp.post("/tokens/<int:token_id>/revoke")
@@ -109,3 +144,22 @@ def revoke_token(token_id: int):
         return _fail(exc)
     flash(f"Token {token.name} ({token.prefix}…) revoked.")
     return redirect(url_for("team.index"))
+
+
+@api_bp.get("/notices")
+def api_notices():
+    """Your notices (and your team's) not yet dismissed, newest first: agreement decisions and
+    submissions scored, failed, hidden or disqualified."""
+    user = api_user()
+    return jsonify({"notices": [notices.as_dict(n) for n in notices.active(get_session(),
+                                                                            user)]})
+
+
+@api_bp.post("/notices/<int:notice_id>/dismiss")
+def api_dismiss_notice(notice_id: int):
+    """Dismiss one notice (for every member of the team when it is the team's)."""
+    user = api_user()
+    session = get_session()
+    n = notices.dismiss(session, user, notice_id)
+    session.commit()
+    return jsonify(notices.as_dict(n) | {"dismissed_at": n.dismissed_at.isoformat()})

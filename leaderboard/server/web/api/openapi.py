@@ -115,9 +115,36 @@ OPERATIONS: dict[tuple[str, str], dict] = {
         "responses": {"200": _json({"type": "object", "properties": {"submissions": {
             "type": "array", "items": _ref("SubmissionStatus")},
             "next_before": {"type": ["integer", "null"]}}}), **_AUTH_ERRORS}},
+    ("api.api_notices", "GET"): {
+        "summary": "Your notices and your team's, not yet dismissed, newest first",
+        "tags": ["notices"], "security": [{"bearerAuth": []}, {}],
+        "description": "Agreement approved, denied or revoked (yours); submission scored, "
+                       "failed, hidden or disqualified (your team's).",
+        "responses": {"200": _json({"type": "object", "properties": {
+            "notices": {"type": "array", "items": _ref("Notice")}}}), **_AUTH_ERRORS}},
+    ("api.api_dismiss_notice", "POST"): {
+        "summary": "Dismiss a notice (for the whole team when it is the team's)",
+        "tags": ["notices"], "security": [{"bearerAuth": []}],
+        "responses": {"200": _json(_ref("Notice")), **_AUTH_ERRORS}},
+    ("api.api_phase_board", "GET"): {
+        "summary": "One challenge phase's board", "tags": ["challenges"],
+        "description": "The submissions made during the phase, ranked by the benchmark's board "
+                       "rules, per task, each value with its CI and n, rank intervals on the "
+                       "headline. source: live (the phase runs), frozen (when it closed) or "
+                       "final (the challenge's results, on the phase's own part).",
+        "responses": {"200": _json({"type": "object", "properties": {
+            "source": {"enum": ["live", "frozen", "final"]}, "part": {"type": "string"},
+            "frozen_at": {"type": ["string", "null"]}, "state": {"type": "string"},
+            "tasks": {"type": "array", "items": {"type": "object"}}}}), **_ERRORS}},
 }
 
 SCHEMAS = {
+    "Notice": {"type": "object", "properties": {
+        "id": {"type": "integer"}, "kind": {"type": "string"}, "message": {"type": "string"},
+        "subject": {"type": "string", "description": "what it is about: submission:<id> or "
+                                                       "benchmark:<key>"},
+        "for": {"enum": ["you", "team"]}, "created_at": {"type": "string"},
+        "dismissed_at": {"type": ["string", "null"]}}},
     "Error": {"type": "object", "required": ["error", "message"], "properties": {
         "error": {"type": "string"}, "message": {"type": "string"},
         "problems": {"type": "array", "items": _ref("Problem")},
@@ -215,14 +242,61 @@ def build_document(app: Flask, *, prefix: str = "/api/v1") -> dict:
             if not op["parameters"]:
                 del op["parameters"]
             paths.setdefault(path, {})[method.lower()] = op
-    return {"openapi": "3.1.0",
-            "info": {"title": "Synthetic-media detection leaderboard API", "version": "1",
-                     "description": "JSON under /api/v1; errors are {\"error\", \"message\"}. "
-                                    "Tokens: 'Authorization: Bearer <token>', created on the "
-                                    "team page."},
-            "servers": [{"url": "/"}], "paths": paths,
-            "components": {"schemas": SCHEMAS, "securitySchemes": {
-                "bearerAuth": {"type": "http", "scheme": "bearer"}}}}
+    doc = {"openapi": "3.1.0",
+           "info": {"title": "Synthetic-media detection leaderboard API",
+                    "version": f"{API_VERSION} (server {server_version()})",
+                    "description": "JSON under `/api/v1` (API version "
+                                   f"{API_VERSION}, server {server_version()}); errors are "
+                                   "`{\"error\", \"message\"}`. Tokens: "
+                                   "'Authorization: Bearer <token>', created on the team "
+                                   "page."},
+           "servers": [{"url": "/"}], "paths": paths,
+           "components": {"schemas": SCHEMAS, "securitySchemes": {
+               "bearerAuth": {"type": "http", "scheme": "bearer",
+                              "description": "'Authorization: Bearer <token>' with a token "
+                                             "from your team page"}}}}
+    return markdown_safe(doc)
+
+
+#: the version of the ``/api/v1`` contract (a breaking change would be ``/api/v2``)
+API_VERSION = "1"
+_QUOTED_PLACEHOLDER = re.compile(r"'([^'`]*<\w+>[^'`]*)'")
+_PLACEHOLDER = re.compile(r"(?<![`\w])<(\w+)>(?![`\w])")
+
+
+def server_version() -> str:
+    """The server's release: the installed distribution's version, else pyproject.toml's (a
+    checkout run without ``pip install``)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("leaderboard")
+    except metadata.PackageNotFoundError:
+        import tomllib
+
+        from leaderboard.server.config import REPO_ROOT
+        try:
+            with open(REPO_ROOT / "pyproject.toml", "rb") as fh:
+                return tomllib.load(fh)["project"]["version"]
+        except (OSError, KeyError, ValueError):
+            return "unknown"
+
+
+def _code(text: str) -> str:
+    # Swagger UI renders descriptions as Markdown and drops what looks like an HTML tag, so
+    # "Bearer <token>" showed as "Bearer ": placeholders go in code spans, where they print
+    text = _QUOTED_PLACEHOLDER.sub(r"`\1`", text)
+    return _PLACEHOLDER.sub(r"`<\1>`", text)
+
+
+def markdown_safe(node):
+    """Every ``description`` in the document with its ``<placeholder>``s in code spans."""
+    if isinstance(node, dict):
+        return {k: (_code(v) if k == "description" and isinstance(v, str)
+                    else markdown_safe(v)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [markdown_safe(v) for v in node]
+    return node
 
 
 def _from_view(app: Flask, endpoint: str) -> dict:
