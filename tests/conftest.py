@@ -52,9 +52,11 @@ def _start_worker_redis() -> None:
         proc.kill()
 
 
-def pytest_configure(config):
-    if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("LB_TEST_REDIS_PER_WORKER", "1") == "1":
-        _start_worker_redis()
+# At import, not in pytest_configure: pytest imports the conftests of the folders named on the
+# command line before it configures, and those read LB_TEST_REDIS_HOST into module constants.
+# This file (the suite's root) is always imported first.
+if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("LB_TEST_REDIS_PER_WORKER", "1") == "1":
+    _start_worker_redis()
 
 
 @pytest.hookimpl(hookwrapper=True)
