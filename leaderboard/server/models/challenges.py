@@ -63,3 +63,15 @@ class ChallengePhase(Base):
     max_submissions: Mapped[int | None] = mapped_column(Integer)
 
     challenge: Mapped[Challenge] = relationship(back_populates="phases")
+
+
+class PhaseUsage(Base):
+    """Submissions counted against a team's cap over one phase (``max_submissions``); taken
+    and refunded with the daily quota, in the same transaction (issue 24)."""
+
+    __tablename__ = "phase_usage"
+    __table_args__ = (UniqueConstraint("team_id", "phase_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    team_id: Mapped[int] = mapped_column(ForeignKey("team.id", ondelete="CASCADE"))
+    phase_id: Mapped[int] = mapped_column(ForeignKey("challenge_phase.id", ondelete="CASCADE"))
+    count: Mapped[int] = mapped_column(Integer, default=0)
