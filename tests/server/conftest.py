@@ -165,11 +165,41 @@ class AuthActions:
         assert match, resp.get_data(as_text=True)[:500]
         return match.group(1)
 
-    def member(self, email="ada@example.org", team="Team Ada") -> str:
-        """Register, log in, create a team; returns an API token."""
+    def member(self, email="ada@example.org", team="Team Ada", *,
+               agreements: bool = True) -> str:
+        """Register, log in, create a team; returns an API token. With ``agreements`` the
+        member also holds an approved agreement for every benchmark imported so far (what a
+        team needs to submit to a held-out split, issue 21); pass False to test the refusal."""
         self.register(email=email, display_name=email.split("@")[0])
         self.team(team)
+        if agreements:
+            self.approve_all(email)
         return self.token()
+
+    def approve_all(self, email="ada@example.org") -> None:
+        """Sign and approve (as a dedicated admin) ``email``'s agreement for every imported
+        benchmark, through the real services."""
+        from sqlalchemy import select
+
+        from leaderboard.server.access import agreements, decisions
+        from leaderboard.server.access.gate import can_access
+        from leaderboard.server.models import Benchmark, User
+        from leaderboard.server.services import accounts
+
+        app = self.client.application
+        with app.app_context(), app.extensions["lb_db"].scope() as s:
+            user = s.scalar(select(User).where(User.email == email))
+            admin = s.scalar(select(User).where(User.email == "grants@example.org")) or \
+                accounts.register(s, email="grants@example.org", display_name="grants",
+                                  password="correct horse battery", is_admin=True)
+            for bench in s.scalars(select(Benchmark)):
+                if can_access(s, user, bench, "items"):
+                    continue
+                req = agreements.sign(s, user, bench, full_name=user.display_name,
+                                      affiliation="Example University",
+                                      intended_use="Evaluating our detector for a paper.",
+                                      accepted=True)
+                decisions.approve(s, admin, req)
 
 
 @pytest.fixture

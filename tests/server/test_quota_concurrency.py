@@ -10,7 +10,7 @@ from leaderboard.server.models import QuotaUsage, Submission
 
 
 def test_concurrent_uploads_take_exactly_the_quota(app, auth, imported, session, baseline_files):
-    app.config["DAILY_QUOTA"] = 3
+    app.config["DEV_DAILY_QUOTA"] = 3
     token = auth.member()
     n = 10
     barrier = threading.Barrier(n)

@@ -90,12 +90,22 @@ def get_submission(session: Session, submission_id: int) -> Submission:
 
 
 def set_hidden(session: Session, actor: User, sub: Submission, hidden: bool, *,
-               ip: str = "") -> None:
-    """Hide a submission from every public page (board-visible)."""
+               reason: str | None = None, ip: str = "") -> None:
+    """Hide a submission from every public page (board-visible), with a reason its team reads
+    on its own pages and in the API; unhide clears the reason. A hidden submission no longer
+    represents its team: its final selection is withdrawn."""
     require_admin(actor)
+    reason = (reason or "").strip() or None
+    if reason is not None and len(reason) > MAX_REASON:
+        raise ServiceError(f"the reason is at most {MAX_REASON} characters, got {len(reason)}")
     sub.hidden = bool(hidden)
+    sub.hidden_reason = reason if hidden else None
+    unselected = bool(hidden and sub.selected)
+    if unselected:
+        sub.selected = False
     audit.record(session, actor, "admin.submission.hide" if hidden else "admin.submission.unhide",
-                 f"submission:{sub.id}", {"benchmark": sub.benchmark_id}, ip)
+                 f"submission:{sub.id}", {"benchmark": sub.benchmark_id, "reason": reason,
+                                          "unselected": unselected}, ip)
 
 
 def disqualify(session: Session, actor: User, sub: Submission, reason: str | None, *,

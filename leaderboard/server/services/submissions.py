@@ -7,8 +7,10 @@ Status machine (the database is the truth; queues only carry work)::
                   |          |    \\-> failed  (platform error / too many attempts: refunded)
                   +----------+  transient error, or the reconciler re-queues a stuck one
 
-Quotas are per team, benchmark and UTC day, taken atomically in the same transaction that inserts
-the submission row (a conditional ``UPDATE ... WHERE count < limit``), so concurrent uploads can
+Quotas are per team, benchmark, split and UTC day (held-out splits strict, ``DAILY_QUOTA``;
+dev generous, ``DEV_DAILY_QUOTA``), and inside a challenge phase also per team over the phase
+(``max_submissions``). Both are taken atomically in the same transaction that inserts the
+submission row (a conditional ``UPDATE ... WHERE count < limit``), so concurrent uploads can
 never exceed them. The unit is a reservation: a file that fails validation and every platform
 failure give it back (`refund_quota`), so only scored work (or a container that ran) counts.
 """
@@ -27,7 +29,9 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from leaderboard.core.errors import ProblemList
+from leaderboard.core.packs import HELD_OUT_SPLITS
 from leaderboard.server.models import Benchmark, QuotaUsage, Submission, User, utcnow
+from leaderboard.server.models.challenges import PhaseUsage
 from leaderboard.server.services import Forbidden, NotFound, ServiceError
 from leaderboard.server.services.benchmarks import get_benchmark
 
@@ -44,13 +48,13 @@ class StoredFile:
 
 @dataclass(frozen=True)
 class QuotaStatus:
-    limit: int
+    limit: int | None  # None = unlimited
     used: int
     resets_at: datetime
 
     @property
-    def left(self) -> int:
-        return max(self.limit - self.used, 0)
+    def left(self) -> int | None:
+        return None if self.limit is None else max(self.limit - self.used, 0)
 
     def as_dict(self) -> dict:
         return {"limit": self.limit, "used": self.used, "left": self.left,
@@ -93,30 +97,62 @@ def utc_day(now: datetime | None = None) -> date:
     return (now or utcnow()).astimezone(timezone.utc).date()
 
 
-def quota_limit(bench: Benchmark, default: int) -> int:
-    return bench.daily_quota if bench.daily_quota is not None else default
+@dataclass(frozen=True)
+class QuotaRules:
+    """The configured daily quotas (``DAILY_QUOTA``, ``DEV_DAILY_QUOTA``): ``held_out`` for
+    held-out splits (strict; a benchmark's own ``daily_quota`` replaces it), ``other`` for the
+    rest (generous; None = unlimited). An open challenge phase's ``daily_quota`` replaces
+    either on the phase's split."""
+
+    held_out: int
+    other: int | None = None
+
+    @classmethod
+    def of(cls, value: "QuotaRules | int") -> "QuotaRules":
+        """Rules from config-like input; a bare int is one limit for every split."""
+        if isinstance(value, QuotaRules):
+            return value
+        return cls(int(value), int(value))
+
+    @classmethod
+    def from_config(cls, cfg) -> "QuotaRules":
+        return cls(int(cfg["DAILY_QUOTA"]), cfg.get("DEV_DAILY_QUOTA"))
 
 
-def _day_limit(session: Session, bench: Benchmark, default: int, now: datetime | None) -> int:
-    """Today's limit: an open challenge phase's daily quota, else the benchmark's (issue 12)."""
-    from leaderboard.server.services.challenges import phase_daily_quota
+def quota_limit(bench: Benchmark, split: str, default: QuotaRules | int) -> int | None:
+    """The benchmark's daily limit on ``split`` outside challenges (None = unlimited)."""
+    rules = QuotaRules.of(default)
+    if split in HELD_OUT_SPLITS:
+        return bench.daily_quota if bench.daily_quota is not None else rules.held_out
+    return rules.other
 
-    phase = phase_daily_quota(session, bench, now or utcnow())
-    return phase if phase is not None else quota_limit(bench, default)
+
+def _day_limit(session: Session, bench: Benchmark, split: str, default, now) -> int | None:
+    """Today's limit on ``split``: an open challenge phase's daily quota (on the phase's split),
+    else the benchmark's (issue 12)."""
+    from leaderboard.server.services.challenges import covering, phase_at
+
+    now = now or utcnow()
+    ch = covering(session, bench.id, now)
+    phase = phase_at(ch, now) if ch is not None else None
+    if phase is not None and phase.split == split and phase.daily_quota is not None:
+        return phase.daily_quota
+    return quota_limit(bench, split, default)
 
 
-def quota_status(session: Session, team_id: int, bench: Benchmark, *, default: int,
-                 now: datetime | None = None) -> QuotaStatus:
-    """What ``team_id`` has used of today's quota on ``bench`` and when it resets (UTC)."""
+def quota_status(session: Session, team_id: int, bench: Benchmark, *, split: str = "test",
+                 default: QuotaRules | int, now: datetime | None = None) -> QuotaStatus:
+    """What ``team_id`` has used of today's quota on ``bench``'s ``split`` and when it resets
+    (UTC)."""
     day = utc_day(now)
     used = session.scalar(select(QuotaUsage.count).where(
         QuotaUsage.team_id == team_id, QuotaUsage.benchmark_id == bench.id,
-        QuotaUsage.day == day)) or 0
+        QuotaUsage.split == split, QuotaUsage.day == day)) or 0
     resets = datetime.combine(day + timedelta(days=1), time(0), tzinfo=timezone.utc)
-    return QuotaStatus(_day_limit(session, bench, default, now), used, resets)
+    return QuotaStatus(_day_limit(session, bench, split, default, now), used, resets)
 
 
-def _insert_ignore(session: Session, **values) -> None:
+def _insert_ignore(session: Session, model, **values) -> None:
     dialect = session.get_bind().dialect.name
     if dialect == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
@@ -124,26 +160,51 @@ def _insert_ignore(session: Session, **values) -> None:
         from sqlalchemy.dialects.sqlite import insert
     else:  # pragma: no cover - only the two supported backends
         raise RuntimeError(f"unsupported database {dialect!r}")
-    session.execute(insert(QuotaUsage).values(**values).on_conflict_do_nothing())
+    session.execute(insert(model).values(**values).on_conflict_do_nothing())
 
 
-def take_quota(session: Session, team_id: int, bench: Benchmark, *, default: int,
-               now: datetime | None = None) -> bool:
-    """Count one submission against today's quota; False (and nothing counted) if none is left.
+def take_quota(session: Session, team_id: int, bench: Benchmark, *, split: str = "test",
+               default: QuotaRules | int, now: datetime | None = None) -> bool:
+    """Count one submission against today's quota on ``split``; False (and nothing counted)
+    if none is left. An unlimited split is counted too (the page shows what was used).
 
     Atomic: PostgreSQL re-checks ``count < limit`` after waiting for a concurrent writer's row
     lock; SQLite serialises writers. The caller's transaction holds the increment, so a rollback
     gives it back.
     """
     day = utc_day(now)
-    limit = _day_limit(session, bench, default, now)
-    _insert_ignore(session, team_id=team_id, benchmark_id=bench.id, day=day, count=0)
-    row = session.execute(
-        update(QuotaUsage)
-        .where(QuotaUsage.team_id == team_id, QuotaUsage.benchmark_id == bench.id,
-               QuotaUsage.day == day, QuotaUsage.count < limit)
-        .values(count=QuotaUsage.count + 1)
-        .returning(QuotaUsage.count)).first()
+    limit = _day_limit(session, bench, split, default, now)
+    _insert_ignore(session, QuotaUsage, team_id=team_id, benchmark_id=bench.id, split=split,
+                   day=day, count=0)
+    cond = [QuotaUsage.team_id == team_id, QuotaUsage.benchmark_id == bench.id,
+            QuotaUsage.split == split, QuotaUsage.day == day]
+    if limit is not None:
+        cond.append(QuotaUsage.count < limit)
+    row = session.execute(update(QuotaUsage).where(*cond).values(count=QuotaUsage.count + 1)
+                          .returning(QuotaUsage.count)).first()
+    return row is not None
+
+
+def phase_left(session: Session, team_id: int, phase) -> int | None:
+    """Submissions ``team_id`` may still make in ``phase`` (None = the phase has no cap)."""
+    if phase.max_submissions is None:
+        return None
+    used = session.scalar(select(PhaseUsage.count).where(
+        PhaseUsage.team_id == team_id, PhaseUsage.phase_id == phase.id)) or 0
+    return max(phase.max_submissions - used, 0)
+
+
+def take_phase_unit(session: Session, team_id: int, phase) -> bool:
+    """Count one submission against ``phase``'s cap (``max_submissions``); False (and nothing
+    counted) when the cap is used. The same technique as `take_quota`, in the same
+    transaction (issue 24: 20 parallel uploads against a cap of 5 accept exactly 5); a phase
+    without a cap is counted too, so a cap set mid-phase sees what was already used."""
+    _insert_ignore(session, PhaseUsage, team_id=team_id, phase_id=phase.id, count=0)
+    cond = [PhaseUsage.team_id == team_id, PhaseUsage.phase_id == phase.id]
+    if phase.max_submissions is not None:
+        cond.append(PhaseUsage.count < phase.max_submissions)
+    row = session.execute(update(PhaseUsage).where(*cond).values(count=PhaseUsage.count + 1)
+                          .returning(PhaseUsage.count)).first()
     return row is not None
 
 
@@ -159,15 +220,23 @@ def mark_failed(sub: Submission, reason: str, *, detail: dict | None,
 
 
 def refund_quota(session: Session, sub: Submission) -> None:
-    """Give back the quota a submission took (platform failures do not count)."""
+    """Give back the quota a submission took, daily and its phase's (platform failures and
+    invalid files do not count)."""
     if not sub.counts_toward_quota or sub.team_id is None:
         return
     sub.counts_toward_quota = False
     session.execute(
         update(QuotaUsage)
         .where(QuotaUsage.team_id == sub.team_id, QuotaUsage.benchmark_id == sub.benchmark_id,
-               QuotaUsage.day == utc_day(sub.created_at), QuotaUsage.count > 0)
+               QuotaUsage.split == sub.split, QuotaUsage.day == utc_day(sub.created_at),
+               QuotaUsage.count > 0)
         .values(count=QuotaUsage.count - 1))
+    if sub.phase_id is not None:
+        session.execute(
+            update(PhaseUsage)
+            .where(PhaseUsage.team_id == sub.team_id, PhaseUsage.phase_id == sub.phase_id,
+                   PhaseUsage.count > 0)
+            .values(count=PhaseUsage.count - 1))
 
 
 def _check_fields(bench: Benchmark, split: str, method_name: str, paper_url: str,
@@ -188,14 +257,15 @@ def _check_fields(bench: Benchmark, split: str, method_name: str, paper_url: str
 
 def create_submission(session: Session, *, user: User, benchmark: str, split: str,
                       stream: IO[bytes], data_dir: str | os.PathLike, max_bytes: int,
-                      default_quota: int, method_name: str, description: str = "",
+                      default_quota: QuotaRules | int, method_name: str, description: str = "",
                       paper_url: str = "", code_url: str = "", is_public: bool = True,
                       now: datetime | None = None) -> Submission:
     """Check the request, store the file, take quota and add the row (status "received").
 
     Nothing is stored if any check fails: ServiceError names the field (400), the missing team
-    (403), closed submissions (403) or the exhausted quota (429, with ``limit``, ``left`` and
-    ``resets_at``). The caller commits, then enqueues (`leaderboard.server.jobs.scoring.enqueue_scoring`).
+    (403), closed submissions (403), a held-out split without the agreement (403,
+    ``agreement_required`` with ``sign_url``), the exhausted daily quota (429, with ``limit``,
+    ``left`` and ``resets_at``) or the phase cap (429). The caller commits, then enqueues (`leaderboard.server.jobs.scoring.enqueue_scoring`).
     """
     now = now or utcnow()  # one instant for the quota day and created_at
     bench, fields = check_request(session, user=user, benchmark=benchmark, split=split,
@@ -204,9 +274,11 @@ def create_submission(session: Session, *, user: User, benchmark: str, split: st
                                   code_url=code_url)
     stored = store_upload(stream, data_dir=data_dir, max_bytes=max_bytes)
     try:
-        take_quota_or_raise(session, user, bench, default_quota=default_quota, now=now)
+        phase = take_quota_or_raise(session, user, bench, split=split,
+                                    default_quota=default_quota, now=now)
         sub = submission_row(bench, user, split=split, kind="predictions", fields=fields,
                              stored=stored, data_dir=data_dir, is_public=is_public, now=now)
+        sub.phase_id = phase.id if phase is not None else None
         session.add(sub)
         session.flush()
     except BaseException:
@@ -216,11 +288,12 @@ def create_submission(session: Session, *, user: User, benchmark: str, split: st
 
 
 def check_request(session: Session, *, user: User, benchmark: str, split: str,
-                  default_quota: int, now: datetime, method_name: str, description: str,
+                  default_quota: QuotaRules | int, now: datetime, method_name: str, description: str,
                   paper_url: str, code_url: str) -> tuple[Benchmark, dict]:
     """The checks every submission kind makes before reading its body: fields (400), a team
-    (403), open submissions (403) and quota left (429). Returns the benchmark and the cleaned
-    fields."""
+    (403), open submissions (403), the running challenge's rules (403), the agreement for a
+    held-out split (403, `leaderboard.server.access.submitting`), quota and phase cap left
+    (429). Returns the benchmark and the cleaned fields."""
     bench = get_benchmark(session, benchmark)
     fields = {"method_name": (method_name or "").strip(),
               "description": (description or "").strip(),
@@ -233,20 +306,38 @@ def check_request(session: Session, *, user: User, benchmark: str, split: str,
         raise Forbidden("join or create a team before submitting: quotas and boards are per team")
     if not bench.submissions_open:
         raise Forbidden(f"submissions to {bench.key} are closed")
+    from leaderboard.server.access.submitting import check_submission_access
     from leaderboard.server.services.challenges import check_submission
-    check_submission(session, bench, split, user.team_id, now)  # a running challenge's rules
-    status = quota_status(session, user.team_id, bench, default=default_quota, now=now)
-    if status.left == 0:  # fail fast, before reading a large body; re-checked atomically later
-        raise _quota_error(bench, status)
+    phase = check_submission(session, bench, split, user.team_id, now)  # the challenge's rules
+    check_submission_access(session, user, bench, split, now=now)
+    # fail fast, before reading a large body; both are taken atomically later
+    status = quota_status(session, user.team_id, bench, split=split, default=default_quota,
+                          now=now)
+    if status.left == 0:
+        raise quota_error(bench, split, status)
+    if phase is not None and phase_left(session, user.team_id, phase) == 0:
+        raise phase_cap_error(phase)
     return bench, fields
 
 
-def take_quota_or_raise(session: Session, user: User, bench: Benchmark, *, default_quota: int,
-                        now: datetime) -> None:
-    """Take one unit of the team's daily quota atomically, or raise 429 with what is left."""
-    if not take_quota(session, user.team_id, bench, default=default_quota, now=now):
-        raise _quota_error(bench, quota_status(session, user.team_id, bench,
-                                               default=default_quota, now=now))
+def take_quota_or_raise(session: Session, user: User, bench: Benchmark, *, split: str,
+                        default_quota: QuotaRules | int, now: datetime):
+    """Take one unit of the team's daily quota on ``split`` and, inside a challenge phase, one
+    of the phase's cap, atomically in the caller's transaction; raise 429 with what is left
+    otherwise (the caller rolls back, which gives back whichever unit was taken). Returns the
+    open phase (None outside challenges): the submission records it (``phase_id``)."""
+    from leaderboard.server.services.challenges import covering, phase_at
+
+    if not take_quota(session, user.team_id, bench, split=split, default=default_quota,
+                      now=now):
+        raise quota_error(bench, split, quota_status(session, user.team_id, bench, split=split,
+                                                     default=default_quota, now=now))
+    ch = covering(session, bench.id, now)
+    phase = phase_at(ch, now) if ch is not None else None
+    if phase is not None and phase.split == split and not take_phase_unit(
+            session, user.team_id, phase):
+        raise phase_cap_error(phase)
+    return phase if phase is not None and phase.split == split else None
 
 
 def submission_row(bench: Benchmark, user: User, *, split: str, kind: str, fields: dict,
@@ -260,11 +351,19 @@ def submission_row(bench: Benchmark, user: User, *, split: str, kind: str, field
                       **fields)
 
 
-def _quota_error(bench: Benchmark, status: QuotaStatus) -> ServiceError:
+def quota_error(bench: Benchmark, split: str, status: QuotaStatus) -> ServiceError:
     return ServiceError(
-        f"your team has used all {status.limit} submissions to {bench.key} for today (UTC); "
-        f"the quota resets at {status.resets_at:%Y-%m-%d %H:%M} UTC",
+        f"your team has used all {status.limit} submissions to {bench.key} {split} for today "
+        f"(UTC); the quota resets at {status.resets_at:%Y-%m-%d %H:%M} UTC",
         status=429, code="quota_exceeded", extra={"quota": status.as_dict()})
+
+
+def phase_cap_error(phase) -> ServiceError:
+    return ServiceError(f"your team has used all {phase.max_submissions} submissions of phase "
+                        f"{phase.name!r} (only scored work counts)", status=429,
+                        code="quota_exceeded", extra={"phase": {
+                            "name": phase.name, "max_submissions": phase.max_submissions,
+                            "closes_at": phase.closes_at.isoformat()}})
 
 
 def get_submission(session: Session, submission_id: int, user: User | None) -> Submission:
@@ -317,6 +416,11 @@ def status_dict(sub: Submission, *, owner: bool) -> dict:
             "total_problems": detail.get("total_problems", 0),
             "counts_toward_quota": sub.counts_toward_quota,
             "notes": (sub.notes_json or {}).get("notes", []),
+            # a hidden or disqualified one has left the boards: its team is told why
+            "hidden": sub.hidden, "hidden_reason": sub.hidden_reason if sub.hidden else None,
+            "disqualified_reason": sub.disqualified_reason,
+            "selectable": (sub.status == "scored" and not sub.is_baseline and not sub.hidden
+                           and not sub.disqualified_reason),
         })
     return out
 

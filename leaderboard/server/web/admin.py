@@ -267,7 +267,7 @@ def submission_action(submission_id: int, action: str):
         key = sub.benchmark.key
         if action == "hide":
             admin_ops.set_hidden(s, current_user, sub, request.form.get("value", "1") == "1",
-                                 ip=_ip())
+                                 reason=request.form.get("reason"), ip=_ip())
         elif action == "disqualify":
             admin_ops.disqualify(s, current_user, sub, request.form.get("reason"), ip=_ip())
         elif action == "rescore":
