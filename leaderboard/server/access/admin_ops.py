@@ -55,9 +55,10 @@ def set_admin(session: Session, actor: User, user: User, is_admin: bool, *, ip: 
 def update_benchmark(session: Session, actor: User, bench: Benchmark, *,
                      description_md: str | None = None, submissions_open: bool | None = None,
                      daily_quota: int | None | str = "keep", private_revealed: bool | None = None,
-                     ip: str = "") -> dict:
-    """Change a benchmark's description, open/closed state, daily quota (None = the configured
-    default) or private-part visibility. Returns the changes (audited). Board-visible: the
+                     agreement_gates_submissions: bool | None = None, ip: str = "") -> dict:
+    """Change a benchmark's description, open/closed state, daily quota on its held-out split
+    (None = the configured default), private-part visibility, or whether held-out submissions
+    need an approved agreement (issue 21). Returns the changes (audited). Board-visible: the
     caller invalidates the benchmark's boards after commit."""
     require_admin(actor)
     changes: dict = {}
@@ -76,6 +77,9 @@ def update_benchmark(session: Session, actor: User, bench: Benchmark, *,
             bench.daily_quota = changes["daily_quota"] = daily_quota
     if private_revealed is not None and bool(private_revealed) != bench.private_revealed:
         bench.private_revealed = changes["private_revealed"] = bool(private_revealed)
+    gates = agreement_gates_submissions
+    if gates is not None and bool(gates) != bench.agreement_gates_submissions:
+        bench.agreement_gates_submissions = changes["agreement_gates_submissions"] = bool(gates)
     if changes:
         audit.record(session, actor, "admin.benchmark.update", f"benchmark:{bench.key}",
                      changes, ip)

@@ -206,7 +206,9 @@ def benchmark_update(key: str):
             else form["submissions_open"] == "1",
             daily_quota="keep" if quota is None else _int("daily_quota", quota, low=-DB_INT_MAX),
             private_revealed=None if "private_revealed" not in form
-            else form["private_revealed"] == "1", ip=_ip())
+            else form["private_revealed"] == "1",
+            agreement_gates_submissions=None if "agreement_gates_submissions" not in form
+            else form["agreement_gates_submissions"] == "1", ip=_ip())
         s.commit()
     except ServiceError as exc:
         return _fail(exc, "admin.benchmarks")
