@@ -177,29 +177,16 @@ class AuthActions:
         return self.token()
 
     def approve_all(self, email="ada@example.org") -> None:
-        """Sign and approve (as a dedicated admin) ``email``'s agreement for every imported
-        benchmark, through the real services."""
+        """Sign and approve ``email``'s agreement for every imported benchmark
+        (`tests.agreements.grant_all`)."""
         from sqlalchemy import select
 
-        from leaderboard.server.access import agreements, decisions
-        from leaderboard.server.access.gate import can_access
-        from leaderboard.server.models import Benchmark, User
-        from leaderboard.server.services import accounts
+        from leaderboard.server.models import User
+        from tests.agreements import grant_all
 
         app = self.client.application
         with app.app_context(), app.extensions["lb_db"].scope() as s:
-            user = s.scalar(select(User).where(User.email == email))
-            admin = s.scalar(select(User).where(User.email == "grants@example.org")) or \
-                accounts.register(s, email="grants@example.org", display_name="grants",
-                                  password="correct horse battery", is_admin=True)
-            for bench in s.scalars(select(Benchmark)):
-                if can_access(s, user, bench, "items"):
-                    continue
-                req = agreements.sign(s, user, bench, full_name=user.display_name,
-                                      affiliation="Example University",
-                                      intended_use="Evaluating our detector for a paper.",
-                                      accepted=True)
-                decisions.approve(s, admin, req)
+            grant_all(s, s.scalar(select(User).where(User.email == email)))
 
 
 @pytest.fixture
