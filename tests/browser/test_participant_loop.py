@@ -95,6 +95,9 @@ def test_participant_loop(live, page: Page, tmp_path):
     page.locator("form[action$='/team/create'] button").click()
     expect(page.locator("h1")).to_contain_text("Ada Labs")
     expect(page.locator("#tokens + p")).to_contain_text("leaderboard submit")
+    page.locator("form[action$='/team/tokens'] input[name=name]").fill("laptop")
+    page.locator("form[action$='/team/tokens'] button").click()
+    expect(page.locator("table.tokens")).to_be_visible()
     no_sideways_scroll(page, "team")
 
     # the test split is not offered before the agreement, and the form says why
