@@ -77,8 +77,8 @@ def submit_menu(session: Session, user: User, benches: list[Benchmark], *, rules
     split that is not open: submissions closed, the running challenge's phase (its split only,
     or between phases), no agreement for a held-out split, today's quota or the phase cap used.
 
-    ``rules`` are the quota rules (`leaderboard.server.services.submissions.QuotaRules`)."""
-    from leaderboard.server.services import submissions
+    ``rules`` are the quota rules (`leaderboard.server.services.quotas.QuotaRules`)."""
+    from leaderboard.server.services import quotas
     from leaderboard.server.services.challenges import check_submission
 
     now = now or utcnow()
@@ -98,17 +98,17 @@ def submit_menu(session: Session, user: User, benches: list[Benchmark], *, rules
                 phase = check_submission(session, bench, split, user.team_id, now)
                 check_submission_access(session, user, bench, split, now=now)
                 if user.team_id is not None:
-                    status = submissions.quota_status(session, user.team_id, bench, split=split,
+                    status = quotas.quota_status(session, user.team_id, bench, split=split,
                                                       default=rules, now=now)
                     sc.quota = status.as_dict()
                     if status.left == 0:
-                        raise submissions.quota_error(bench, split, status)
+                        raise quotas.quota_error(bench, split, status)
                     if phase is not None:
                         sc.phase = phase.name
-                        left = submissions.phase_left(session, user.team_id, phase)
+                        left = quotas.phase_left(session, user.team_id, phase)
                         sc.phase_left = left
                         if left == 0:
-                            raise submissions.phase_cap_error(phase)
+                            raise quotas.phase_cap_error(phase)
             except ServiceError as exc:
                 sc.reason = exc.message
                 sc.sign_url = exc.extra.get("sign_url")

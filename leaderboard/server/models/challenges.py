@@ -7,7 +7,8 @@ and close times, the split it takes submissions on, the part of that split it ra
 quotas. A submission belongs to the phase whose window contains its ``created_at`` (during a
 challenge the benchmark accepts only the open phase's split, so the phase is unambiguous); it
 also records the phase whose cap it took (``Submission.phase_id``, counted in `PhaseUsage`), so
-a refund gives the unit back to that phase even after its dates were edited. When the last phase closes, the reconciler finishes the challenge
+a refund gives the unit back to that phase even after its dates were edited. When the last
+phase closes, the reconciler finishes the challenge
 (`leaderboard.server.services.challenges.finish_due`): the private part is revealed and the
 results are frozen into ``results_json``.
 """

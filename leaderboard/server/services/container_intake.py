@@ -63,7 +63,7 @@ def check_container_access(session, user: User, bench, split: str) -> None:
 
 def create_container_submission(
         session, *, user: User, benchmark: str, split: str, stream: IO[bytes],
-        data_dir: str | os.PathLike, max_bytes: int, default_quota, limits: Limits,
+        data_dir: str | os.PathLike, max_bytes: int, default_quota: "QuotaRules | int", limits: Limits,
         method_name: str, description: str = "", paper_url: str = "", code_url: str = "",
         is_public: bool = True, now: datetime | None = None) -> Submission:
     """Check, store and inspect an image tarball; add the row (``kind="container"``).

@@ -52,6 +52,7 @@ def accept_upload(user, form, files) -> Submission:
         problems.add("attach the predictions file (JSONL or JSONL.gz)", field="file")
         raise ServiceError("no file was uploaded", problems)
     cfg = current_app.config
+    rules = submissions.QuotaRules.from_config(cfg)
     session = get_session()
     values = {k: (form.get(k) or "") for k in _FIELDS}
     if not values["benchmark"]:
@@ -69,13 +70,13 @@ def accept_upload(user, form, files) -> Submission:
         from leaderboard.server.services.container_intake import create_container_submission
         sub = create_container_submission(
             session, user=user, stream=upload.stream, data_dir=cfg["DATA_DIR"],
-            max_bytes=cfg["MAX_IMAGE_MB"] * 1024 * 1024, default_quota=submissions.QuotaRules.from_config(cfg),
+            max_bytes=cfg["MAX_IMAGE_MB"] * 1024 * 1024, default_quota=rules,
             limits=Limits.from_mapping(cfg), is_public=_flag(form.get("is_public"), True),
             **values)
     elif kind == "predictions":
         sub = submissions.create_submission(
             session, user=user, stream=upload.stream, data_dir=cfg["DATA_DIR"],
-            max_bytes=cfg["MAX_UPLOAD_MB"] * 1024 * 1024, default_quota=submissions.QuotaRules.from_config(cfg),
+            max_bytes=cfg["MAX_UPLOAD_MB"] * 1024 * 1024, default_quota=rules,
             is_public=_flag(form.get("is_public"), True), **values)
     else:
         problems = ProblemList()
