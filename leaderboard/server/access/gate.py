@@ -104,4 +104,7 @@ def can_access(session: Session, user: User | None, benchmark: Benchmark, what: 
         return Decision(True, "administrator")
     if what == "test_submission" and not benchmark.agreement_gates_submissions:
         return Decision(True, "this benchmark takes held-out submissions without an agreement")
+    if what == "test_submission" and is_scoring_only(benchmark):
+        # nothing is hosted, so there is nothing here to sign: the authors' terms govern the data
+        return Decision(True, "a scoring-only benchmark: its data come from the authors' release")
     return grant_state(latest_request(session, user.id, benchmark.id), benchmark, now=now)

@@ -95,3 +95,17 @@ def _token(client) -> str:
     import re
     resp = client.post("/team/tokens", data={"name": "cli"})
     return re.search(r'<code id="new-token">([^<]+)</code>', resp.get_data(as_text=True))[1]
+
+
+def test_a_scoring_only_benchmark_gates_no_submission(world, baseline_files):
+    """Nothing is hosted (no agreement to sign here): held-out uploads are not gated."""
+    from leaderboard.server.access.gate import can_access
+    from leaderboard.server.models import User
+
+    db = world.app.extensions["lb_db"]
+    with world.app.app_context(), db.scope() as s:
+        bench = get_benchmark(s, world.key)
+        bench.meta_json = {**bench.meta_json, "scoring_only": True}
+        user = s.get(User, world.users["none"])
+        assert can_access(s, user, bench, "test_submission")
+        assert not can_access(s, user, bench, "items")
