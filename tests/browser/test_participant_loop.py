@@ -37,12 +37,16 @@ def readme_commands() -> list[str]:
     return [line for line in lines if line and "leaderboard submit" not in line]
 
 
-def no_sideways_scroll(page: Page, name: str) -> None:
+def no_sideways_scroll(page: Page, name: str, shots=None) -> None:
+    """The page fits 1280 and 390 px without scrolling sideways (photographed into ``shots``,
+    ``screenshots/participant/``, when given)."""
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         wide, inner = page.evaluate(
             "[document.documentElement.scrollWidth, window.innerWidth]")
         assert wide <= inner, f"{name} ({page.url}) is {wide}px wide at {inner}px"
+        if shots is not None:
+            page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
     page.set_viewport_size({"width": 1280, "height": 900})
 
 
@@ -79,14 +83,17 @@ def _hide(app, sid: int, reason: str) -> None:
 
 
 @pytest.mark.parametrize("live", ["inline"], indirect=True)
-def test_participant_loop(live, page: Page, tmp_path):
+def test_participant_loop(live, page: Page, tmp_path, screenshots):
     base, app = live.url, live.app
+    shots = screenshots / "participant"
+    shots.mkdir(exist_ok=True)
     work = tmp_path / "team"  # outside the checkout (asserted by run_line)
     work.mkdir()
     bin_dir = tmp_path / "bin"
     make_console_script(bin_dir)
 
     page.goto(f"{base}/register")
+    no_sideways_scroll(page, "register", shots)
     page.fill("input[name=email]", "ada@example.org")
     page.fill("input[name=display_name]", "Ada")
     page.fill("input[name=password]", PASSWORD)
@@ -98,14 +105,15 @@ def test_participant_loop(live, page: Page, tmp_path):
     page.locator("form[action$='/team/tokens'] input[name=name]").fill("laptop")
     page.locator("form[action$='/team/tokens'] button").click()
     expect(page.locator("table.tokens")).to_be_visible()
-    no_sideways_scroll(page, "team")
+    no_sideways_scroll(page, "team", shots)
 
     # the test split is not offered before the agreement, and the form says why
     page.goto(f"{base}/submit")
     expect(page.locator("#submit-menu li[data-split=test]")).to_contain_text("agreement")
-    no_sideways_scroll(page, "submit-before")
+    no_sideways_scroll(page, "submit-before", shots)
 
     page.goto(f"{base}/data/{BENCHMARK}")
+    no_sideways_scroll(page, "data-sign", shots)
     page.fill("input[name=full_name]", "Ada Lovelace")
     page.fill("input[name=affiliation]", "Analytical Engines")
     page.fill("textarea[name=intended_use]", "Benchmarking our detector of AI-generated images.")
@@ -116,7 +124,7 @@ def test_participant_loop(live, page: Page, tmp_path):
 
     page.goto(f"{base}/data/{BENCHMARK}")
     expect(page.locator("#offline-check")).to_be_visible()
-    no_sideways_scroll(page, "data")
+    no_sideways_scroll(page, "data", shots)
     with page.expect_download() as dl:
         page.click("#dl-dev-archive-labels")
     download = dl.value
@@ -133,7 +141,7 @@ def test_participant_loop(live, page: Page, tmp_path):
 
     page.goto(f"{base}/submit")
     expect(page.locator("#submit-menu li[data-split=dev]")).to_contain_text("left today")
-    no_sideways_scroll(page, "submit")
+    no_sideways_scroll(page, "submit", shots)
     page.select_option("#benchmark", BENCHMARK)
     page.select_option("#split", "dev")
     page.fill("input[name=method_name]", "Offline-checked random")
@@ -143,7 +151,7 @@ def test_participant_loop(live, page: Page, tmp_path):
     row = page.locator(".submission").first
     sid = int(row.get_attribute("id").removeprefix("submission-"))
     expect(row.locator(".status")).to_have_text("scored", timeout=SCORED_TIMEOUT_MS)
-    no_sideways_scroll(page, "mine")
+    no_sideways_scroll(page, "mine", shots)
 
     # the server's headline is the number the toolkit printed offline
     status = page.request.get(f"{base}/api/v1/submissions/{sid}").json()
@@ -154,7 +162,7 @@ def test_participant_loop(live, page: Page, tmp_path):
 
     page.goto(f"{base}/benchmarks/{BENCHMARK}/boards/detection/dev")
     expect(page.locator("table.board tbody tr", has_text="Ada Labs")).to_have_count(1)
-    no_sideways_scroll(page, "board")
+    no_sideways_scroll(page, "board", shots)
 
     _hide(app, sid, "Same predictions as a baseline.")
     page.goto(f"{base}/submissions/mine")
@@ -162,6 +170,6 @@ def test_participant_loop(live, page: Page, tmp_path):
     expect(row.locator(".hidden-badge")).to_be_visible()
     expect(row).to_contain_text("Same predictions as a baseline.")
     expect(row.locator("form.select-form")).to_have_count(0)
-    no_sideways_scroll(page, "mine-hidden")
+    no_sideways_scroll(page, "mine-hidden", shots)
     assert re.search(r'"hidden": ?true', json.dumps(
         page.request.get(f"{base}/api/v1/submissions/{sid}").json()))
