@@ -14,6 +14,8 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements-dev.txt
+	# the toolkit's `leaderboard` console script (README), editable: it runs this checkout
+	$(PY) -m pip install -q --no-deps -e .
 	touch $@
 
 # Embedded default: SQLite under instance/, jobs inline, demo packs imported, baselines scored.
@@ -42,8 +44,9 @@ test: setup services
 screenshots: setup
 	$(PY) -m pytest -q -p no:cacheprovider tests/browser/test_whole_journey.py
 
+# Packs with the test labels too (a host imports them: `leaderboard import-pack packs/<key>`).
 demo: setup
-	$(PY) -m leaderboard demo-packs --out packs
+	$(PY) -m leaderboard demo-packs --out packs --with-test-labels
 
 bench: setup
 	$(PY) perf/bench_metrics.py

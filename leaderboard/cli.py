@@ -73,13 +73,21 @@ def main() -> None:
               help="small: a few hundred items with real media; large: the papers' item counts.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--only", multiple=True, help="Only these benchmarks (repeatable).")
-def demo_packs(out: Path, scale: str, seed: int, only: tuple[str, ...]) -> None:
-    """Write deterministic demo packs for LOKI, TriDF, SynCred-Bench, UniAIDet and VCT²."""
+@click.option("--with-test-labels", is_flag=True,
+              help="Also write the held-out test split's labels (for hosts importing the packs "
+                   "into their own server; a team's copy never has them).")
+def demo_packs(out: Path, scale: str, seed: int, only: tuple[str, ...],
+               with_test_labels: bool) -> None:
+    """Write deterministic demo packs for LOKI, TriDF, SynCred-Bench, UniAIDet and VCT².
+
+    Like a download from the server, the packs carry the dev split's labels (score it offline)
+    but not the held-out test split's (submit to a server to score it)."""
     from leaderboard.demo import BENCHMARKS, generate
 
     for key in only or BENCHMARKS:
         try:
-            path = generate(key, out, scale=scale, seed=seed)
+            path = generate(key, out, scale=scale, seed=seed,
+                            held_out_labels=with_test_labels)
         except (ValueError, LeaderboardError) as exc:
             _fail(exc)
         click.echo(f"wrote {path}")

@@ -1,4 +1,5 @@
-"""Submit from a terminal: ``python -m leaderboard.client submit --benchmark B --split S FILE``.
+"""Submit from a terminal: ``leaderboard submit --benchmark B --split S FILE`` (the toolkit's
+console script; ``python -m leaderboard.client submit`` is the same command).
 
 Streams the file as multipart (constant memory, a tqdm progress bar), then polls the submission's
 status until it is scored or failed and prints the failure reasons line by line.
@@ -85,8 +86,12 @@ def _error_text(resp: requests.Response) -> str:
         lines.append(f"  {where + ': ' if where else ''}{p.get('message')}")
     quota = body.get("quota")
     if quota:
-        lines.append(f"  quota: {quota['left']} of {quota['limit']} left, resets "
-                     f"{quota['resets_at']}")
+        left = ("no daily limit" if quota.get("limit") is None
+                else f"{quota['left']} of {quota['limit']} left")
+        lines.append(f"  quota: {left}, resets {quota['resets_at']}")
+    if body.get("sign_url"):  # a held-out split without the agreement (issue 21)
+        base = resp.url.split("/api/", 1)[0] if "/api/" in resp.url else ""
+        lines.append(f"  sign the data-use agreement at {base}{body['sign_url']}")
     return "\n".join(lines)
 
 
@@ -388,4 +393,4 @@ def submit_cmd(file: Path | None, image: Path | None, benchmark: str, split: str
 
 
 if __name__ == "__main__":  # pragma: no cover
-    main(prog_name=os.environ.get("LB_CLIENT_NAME", "python -m leaderboard.client"))
+    main(prog_name=os.environ.get("LB_CLIENT_NAME", "leaderboard"))

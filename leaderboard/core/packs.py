@@ -219,7 +219,13 @@ class Pack:
         if key not in self._tables:
             path = self.labels_path(split)
             if not path.exists():
-                raise PackError(f"this copy of the pack has no labels for split {split!r}")
+                why = ("held-out labels never leave the server: submit your predictions to it "
+                       "(leaderboard submit) to score this split, and score the dev split "
+                       "offline" if split in HELD_OUT_SPLITS else
+                       "download the split's archive with labels (you need an approved "
+                       "data-use agreement)")
+                raise PackError(f"scoring needs labels, and this copy of the pack has none for "
+                                f"split {split!r} (no splits/{split}/labels.jsonl): {why}")
             self._tables[key] = self._cached(split, "labels", path,
                                              lambda: self.compile_labels(split))
         return self._tables[key]

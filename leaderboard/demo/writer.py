@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from contextvars import ContextVar
 from pathlib import Path
 
 import orjson
@@ -33,6 +34,11 @@ def assign_part(item_key: str, *, seed: int, private_fraction: float = 0.5) -> s
     """'public' or 'private' part of the test board for an item."""
     return "private" if stable_fraction("part", item_key, seed=seed) < private_fraction else "public"
 
+
+#: False while a team's copy is written (``leaderboard demo-packs`` without
+#: ``--with-test-labels``): `PackWriter` then never writes a held-out split's labels
+HELD_OUT_LABELS: ContextVar[bool] = ContextVar("held_out_labels", default=True)
+HELD_OUT = ("test",)  # leaderboard.core.packs.HELD_OUT_SPLITS (the writer stays dependency-free)
 
 #: opens the demo description's caveat; it runs to the end of its paragraph
 DEMO_CAVEAT = "**This demo pack is procedural**"
@@ -80,6 +86,10 @@ class PackWriter:
         (self.root / self.meta["agreement"]).write_text(agreement, encoding="utf-8")
         self._files: dict[tuple[str, str], object] = {}
         self.counts: dict[str, int] = {}
+        self.held_out_labels = HELD_OUT_LABELS.get()
+
+    def _keeps_labels(self, split: str) -> bool:
+        return self.held_out_labels or split not in HELD_OUT
 
     def media(self, rel: str) -> tuple[str, Path]:
         rel = rel.lstrip("/")
@@ -99,7 +109,8 @@ class PackWriter:
         if item["id"] != label["id"]:
             raise ValueError("item and label rows must share the id")
         self._fh(split, "items").write(orjson.dumps(item) + b"\n")
-        self._fh(split, "labels").write(orjson.dumps(label) + b"\n")
+        if self._keeps_labels(split):
+            self._fh(split, "labels").write(orjson.dumps(label) + b"\n")
         self.counts[split] = self.counts.get(split, 0) + 1
 
     def close(self) -> None:
@@ -109,7 +120,7 @@ class PackWriter:
         for split in self.meta["splits"]:  # a split with no rows still has (empty) files
             d = self.root / "splits" / split
             d.mkdir(parents=True, exist_ok=True)
-            for what in ("items", "labels"):
+            for what in ("items", "labels") if self._keeps_labels(split) else ("items",):
                 (d / f"{what}.jsonl").touch()
         (self.root / "benchmark.yaml").write_text(
             yaml.safe_dump(self.meta, sort_keys=False, allow_unicode=True), encoding="utf-8")

@@ -11,7 +11,11 @@ overrides to `load_config`; nothing here runs at import time.
 ``SECRET_KEY``         session signing key
 ``DATA_DIR``           packs and uploads (default ``<repo>/instance/data``)
 ``LABEL_KEYS``         comma-separated Fernet keys, newest first (the newest encrypts)
-``DAILY_QUOTA``        submissions per team, benchmark and UTC day (default 5)
+``DAILY_QUOTA``        submissions per team, benchmark and UTC day on a held-out (test) split
+                       (default 5; a benchmark's own quota, set by an admin, replaces it)
+``DEV_DAILY_QUOTA``    the same on other (dev) splits: generous, for checking files (default
+                       50; ``unlimited`` for no limit). A challenge phase's quota replaces
+                       either on the phase's split
 ``MAX_UPLOAD_MB``      largest accepted predictions file (default 200)
 ``SCORING_TIMEOUT_S``  RQ job timeout of one scoring run (default 600)
 ``QUEUE_DEADLINE_S``   how long a submission may wait in the queue before the reconciler acts
@@ -137,6 +141,17 @@ def load_config(overrides: Mapping[str, Any] | None = None,
         if value < 0:
             raise ValueError(f"{name} must be >= 0, got {value}")
         cfg[name] = value
+    raw = get("DEV_DAILY_QUOTA", 50)
+    if str(raw).strip().lower() == "unlimited":
+        cfg["DEV_DAILY_QUOTA"] = None
+    else:
+        try:
+            cfg["DEV_DAILY_QUOTA"] = int(raw)
+        except (TypeError, ValueError):
+            raise ValueError(f"DEV_DAILY_QUOTA must be a whole number or 'unlimited', "
+                             f"got {raw!r}") from None
+        if cfg["DEV_DAILY_QUOTA"] < 0:
+            raise ValueError(f"DEV_DAILY_QUOTA must be >= 0, got {raw!r}")
     gpu = get("GPU_DEVICE")
     if gpu in (None, ""):
         cfg["GPU_DEVICE"] = None

@@ -2,7 +2,7 @@
 indexes the admin overview reads (per day; recent failures) (issue 21).
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-12-03 14:00:00
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = '0013'
-down_revision = '0011'
+down_revision = '0012'
 branch_labels = None
 depends_on = None
 

@@ -1,5 +1,5 @@
 // Live status on "my submissions": polls /api/v1/submissions/<id> for rows still in flight;
-// when one is scored the page reloads once so that its scores and "select" button appear.
+// when one is scored (or fails with a long problem list) the page reloads once so that its scores and "select" button appear.
 (function () {
   "use strict";
   var WAITING = { received: true, queued: true, scoring: true };
@@ -10,6 +10,8 @@
     if (body.status === "scored" && row.getAttribute("data-status") !== "scored") {
       reloadWhenDone = true;
     }
+    // a long problem list is rendered collapsed by the server: reload rather than spill it
+    if ((body.failure_lines || []).length > 3) { reloadWhenDone = true; }
     row.setAttribute("data-status", body.status);
     var badge = row.querySelector(".status");
     badge.textContent = body.status;

@@ -67,7 +67,7 @@ def _admin(session):
 
 def test_worker_runs_images_scores_or_fails_them(app, client, auth, imported, session, tarballs,
                                                  docker_client):
-    token = auth.member()
+    token = auth.member(agreements=False)
     before = {i.id for i in docker_client.images.list()}
     ids = {}
     for name in ("correct", "exit3", "malformed"):
@@ -154,7 +154,7 @@ def test_hostile_tarball_rejected_at_intake(app, client, auth, imported, session
 
 def test_held_out_split_needs_an_approved_agreement(app, client, auth, imported, session,
                                                     tarballs):
-    token = auth.member()
+    token = auth.member(agreements=False)
     resp = _submit(client, token, tarballs["exit3"], split="test")
     assert resp.status_code == 403, resp.json
     assert "sign the data-use agreement" in resp.json["message"]

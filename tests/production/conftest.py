@@ -246,14 +246,17 @@ def new_database(pg: PostgresServer) -> str:
 
 
 def add_member(app) -> str:
-    """A new user in a new team; returns the user's API token."""
+    """A new user in a new team, with an approved agreement for every imported benchmark
+    (`tests.agreements.grant_all`); returns the user's API token."""
     from leaderboard.server.services import accounts, teams, tokens
+    from tests.agreements import grant_all
 
     with app.app_context():
         with app.extensions["lb_db"].scope() as s:
             user = accounts.register(s, email=f"u{secrets.token_hex(4)}@example.org",
                                      display_name="Member", password=PASSWORD)
             teams.create_team(s, user, name=f"team-{secrets.token_hex(4)}")
+            grant_all(s, user)
             return tokens.create_token(s, user, name="prod")[1]
 
 

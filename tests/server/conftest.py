@@ -165,11 +165,28 @@ class AuthActions:
         assert match, resp.get_data(as_text=True)[:500]
         return match.group(1)
 
-    def member(self, email="ada@example.org", team="Team Ada") -> str:
-        """Register, log in, create a team; returns an API token."""
+    def member(self, email="ada@example.org", team="Team Ada", *,
+               agreements: bool = True) -> str:
+        """Register, log in, create a team; returns an API token. With ``agreements`` the
+        member also holds an approved agreement for every benchmark imported so far (what a
+        team needs to submit to a held-out split, issue 21); pass False to test the refusal."""
         self.register(email=email, display_name=email.split("@")[0])
         self.team(team)
+        if agreements:
+            self.approve_all(email)
         return self.token()
+
+    def approve_all(self, email="ada@example.org") -> None:
+        """Sign and approve ``email``'s agreement for every imported benchmark
+        (`tests.agreements.grant_all`)."""
+        from sqlalchemy import select
+
+        from leaderboard.server.models import User
+        from tests.agreements import grant_all
+
+        app = self.client.application
+        with app.app_context(), app.extensions["lb_db"].scope() as s:
+            grant_all(s, s.scalar(select(User).where(User.email == email)))
 
 
 @pytest.fixture

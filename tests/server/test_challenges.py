@@ -103,7 +103,8 @@ def test_two_phase_challenge(app, client, auth, imported, baseline_files, sessio
     bench = session.scalar(select(Benchmark))
     assert check_submission(session, bench, "dev", None, now + timedelta(hours=2)) is None
     with pytest.raises(ServiceError, match="final selections closed"):
-        set_selected(session, session.scalar(select(User)), session.get(Submission, sid), False,
+        set_selected(session, session.scalar(select(User).where(User.email == "ada@example.org")),
+                     session.get(Submission, sid), False,
                      now=now + timedelta(hours=2))
 
 

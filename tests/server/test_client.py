@@ -46,3 +46,15 @@ def test_client_help_documents_its_environment():
     res = CliRunner().invoke(lbclient.main, ["submit", "--help"])
     assert res.exit_code == 0
     assert "LB_SERVER" in res.output and "LB_TOKEN" in res.output and "Exit codes" in res.output
+
+
+def test_client_names_the_agreement_to_sign(live_server, auth, imported, baseline_files):
+    """Issue 21: a held-out upload without the agreement is refused, and the client says
+    where to sign."""
+    token = auth.member(agreements=False)
+    res = CliRunner().invoke(lbclient.main, [
+        "submit", "--benchmark", "syncred", "--split", "test", "--server", live_server,
+        "--token", token, "--quiet", str(baseline_files["test"])])
+    assert res.exit_code == 2, res.output
+    assert "agreement_required" in res.output
+    assert f"sign the data-use agreement at {live_server}/data/syncred" in res.output

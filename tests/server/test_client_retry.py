@@ -108,7 +108,7 @@ def test_rate_limit_with_retry_after_is_retried_quota_is_not(app, faulty_server,
     faults.plan = [429]  # the rate limiter's answer carries Retry-After
     doc, events = _upload(base, token, baseline_files["dev"])
     assert [e.status for e in events] == [429] and doc["replayed"] is False
-    app.config["DAILY_QUOTA"] = 1  # the daily quota's 429 has no Retry-After: final
+    app.config["DEV_DAILY_QUOTA"] = 1  # the daily quota's 429 has no Retry-After: final
     other = baseline_files["dev"].parent / "other.jsonl"
     other.write_bytes(baseline_files["dev"].read_bytes() + b"\n")
     with pytest.raises(lbclient.ClientError, match="quota_exceeded"):

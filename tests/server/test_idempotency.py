@@ -59,7 +59,7 @@ def test_repeated_key_returns_the_first_submission(client, auth, imported, basel
 
 def test_retry_after_the_quota_ran_out_still_returns_it(app, client, auth, imported,
                                                         baseline_files, session):
-    app.config["DAILY_QUOTA"] = 1
+    app.config["DEV_DAILY_QUOTA"] = 1
     token = auth.member()
     data = baseline_files["dev"].read_bytes()
     first = _post(client, token, data)

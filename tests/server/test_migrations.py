@@ -48,3 +48,66 @@ def test_upgrade_head_matches_models(empty_db):
         diff = compare_metadata(ctx, Base.metadata)
     engine.dispose()
     assert diff == []
+
+
+def _row(table, **given) -> dict:
+    """``given`` plus a plain value for every other NOT NULL column without a default."""
+    import datetime as dt
+
+    from sqlalchemy import Boolean, Date, DateTime, Integer, String, Text
+    out = dict(given)
+    for col in table.columns:
+        if col.name in out or col.nullable or col.server_default is not None or (
+                col.primary_key and isinstance(col.type, Integer)):
+            continue
+        t = col.type
+        out[col.name] = (False if isinstance(t, Boolean) else
+                         0 if isinstance(t, Integer) else
+                         dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+                         if isinstance(t, DateTime) else dt.date(2026, 1, 1)
+                         if isinstance(t, Date) else "x" if isinstance(t, (String, Text)) else {})
+    return out
+
+
+def test_0012_counts_existing_phase_submissions(empty_db):
+    """Upgrading a database that holds a running phase's submissions links them to the phase
+    and counts the ones that count (a cap already used stays used)."""
+    import datetime as dt
+
+    from sqlalchemy import MetaData, insert, select
+
+    upgrade_database(empty_db, "0011")
+    engine = create_engine(empty_db)
+    meta = MetaData()
+    meta.reflect(engine)
+    t = meta.tables
+    utc = dt.timezone.utc
+    opens, closes = dt.datetime(2026, 1, 1, tzinfo=utc), dt.datetime(2026, 2, 1, tzinfo=utc)
+    with engine.begin() as conn:
+        conn.execute(insert(t["benchmark"]).values(_row(t["benchmark"], id=1, key="b")))
+        conn.execute(insert(t["team"]).values(_row(t["team"], id=1, name="A")))
+        conn.execute(insert(t["challenge"]).values(_row(t["challenge"], id=1, benchmark_id=1,
+                                                        key="c")))
+        conn.execute(insert(t["challenge_phase"]).values(_row(
+            t["challenge_phase"], id=7, challenge_id=1, position=0, split="test",
+            opens_at=opens, closes_at=closes)))
+        for sid, when, counts, split in ((1, opens + dt.timedelta(days=1), True, "test"),
+                                         (2, opens + dt.timedelta(days=2), True, "test"),
+                                         (3, opens + dt.timedelta(days=3), False, "test"),
+                                         (4, closes + dt.timedelta(days=1), True, "test"),
+                                         (5, opens + dt.timedelta(days=1), True, "dev")):
+            conn.execute(insert(t["submission"]).values(_row(
+                t["submission"], id=sid, benchmark_id=1, team_id=1, split=split,
+                created_at=when, counts_toward_quota=counts)))
+    upgrade_database(empty_db)
+    meta = MetaData()
+    meta.reflect(engine)
+    t = meta.tables
+    with engine.connect() as conn:
+        phases = {i: p for i, p in conn.execute(select(t["submission"].c.id,
+                                                       t["submission"].c.phase_id))}
+        usage = conn.execute(select(t["phase_usage"].c.team_id, t["phase_usage"].c.phase_id,
+                                    t["phase_usage"].c.count)).all()
+    engine.dispose()
+    assert phases == {1: 7, 2: 7, 3: 7, 4: None, 5: None}
+    assert [tuple(u) for u in usage] == [(1, 7, 2)]

@@ -119,7 +119,7 @@ def test_garbage_bytes_never_500(client, auth, imported):
 def test_quota_counts_only_scored_work(client, auth, imported, app, session, baseline_files):
     """Issue 12: three invalid uploads, then a valid one, with a quota of 3: the valid one is
     accepted and scored, and only it is counted."""
-    app.config["DAILY_QUOTA"] = 3
+    app.config["DEV_DAILY_QUOTA"] = 3
     token = auth.member()
     for _ in range(3):
         resp = _post(client, token, b"bad\n")
@@ -136,7 +136,7 @@ def test_quota_counts_only_scored_work(client, auth, imported, app, session, bas
 
 def test_quota_exhausted_by_scored_work_reports_reset(client, auth, imported, app, session,
                                                       baseline_files):
-    app.config["DAILY_QUOTA"] = 2
+    app.config["DEV_DAILY_QUOTA"] = 2
     token = auth.member()
     good = baseline_files["dev"].read_bytes()
     assert _post(client, token, good).status_code == 202
@@ -147,6 +147,29 @@ def test_quota_exhausted_by_scored_work_reports_reset(client, auth, imported, ap
     assert "resets at" in resp.json["message"]
     assert session.scalar(select(func.count()).select_from(Submission)) == 2
     assert session.scalar(select(QuotaUsage.count)) == 2
+    # quotas are per split: the dev quota used up leaves the test split's untouched
+    test = _post(client, token, baseline_files["test"].read_bytes(), split="test")
+    assert test.status_code == 202, test.json
+
+
+def test_quotas_per_split_strict_test_unlimited_dev(client, auth, imported, app, session,
+                                                    baseline_files):
+    """Issue 21: the held-out split's quota is strict (DAILY_QUOTA), dev's generous or
+    unlimited (DEV_DAILY_QUOTA), and the submit form shows both before any upload."""
+    app.config["DAILY_QUOTA"] = 1
+    app.config["DEV_DAILY_QUOTA"] = None  # unlimited
+    token = auth.member()
+    form = client.get("/submit").get_data(as_text=True)
+    assert "1 of 1 submissions left today" in form and "no daily limit" in form
+    assert _post(client, token, baseline_files["test"].read_bytes(),
+                 split="test").status_code == 202
+    refused = _post(client, token, baseline_files["test"].read_bytes(), split="test")
+    assert refused.status_code == 429 and "syncred test" in refused.json["message"]
+    for _ in range(3):
+        assert _post(client, token, baseline_files["dev"].read_bytes()).status_code == 202
+    form = client.get("/submit").get_data(as_text=True)
+    assert "quota resets" in form or "used all 1" in form  # test no longer offered, and why
+    assert "3 used today" in form
 
 
 def test_utf8_bom_is_accepted(client, auth, imported, baseline_files):

@@ -55,9 +55,10 @@ def set_admin(session: Session, actor: User, user: User, is_admin: bool, *, ip: 
 def update_benchmark(session: Session, actor: User, bench: Benchmark, *,
                      description_md: str | None = None, submissions_open: bool | None = None,
                      daily_quota: int | None | str = "keep", private_revealed: bool | None = None,
-                     ip: str = "") -> dict:
-    """Change a benchmark's description, open/closed state, daily quota (None = the configured
-    default) or private-part visibility. Returns the changes (audited). Board-visible: the
+                     agreement_gates_submissions: bool | None = None, ip: str = "") -> dict:
+    """Change a benchmark's description, open/closed state, daily quota on its held-out split
+    (None = the configured default), private-part visibility, or whether held-out submissions
+    need an approved agreement (issue 21). Returns the changes (audited). Board-visible: the
     caller invalidates the benchmark's boards after commit."""
     require_admin(actor)
     changes: dict = {}
@@ -76,6 +77,9 @@ def update_benchmark(session: Session, actor: User, bench: Benchmark, *,
             bench.daily_quota = changes["daily_quota"] = daily_quota
     if private_revealed is not None and bool(private_revealed) != bench.private_revealed:
         bench.private_revealed = changes["private_revealed"] = bool(private_revealed)
+    gates = agreement_gates_submissions
+    if gates is not None and bool(gates) != bench.agreement_gates_submissions:
+        bench.agreement_gates_submissions = changes["agreement_gates_submissions"] = bool(gates)
     if changes:
         audit.record(session, actor, "admin.benchmark.update", f"benchmark:{bench.key}",
                      changes, ip)
@@ -90,16 +94,27 @@ def get_submission(session: Session, submission_id: int) -> Submission:
 
 
 def set_hidden(session: Session, actor: User, sub: Submission, hidden: bool, *,
-               ip: str = "") -> None:
-    """Hide a submission from every public page (board-visible)."""
+               reason: str | None = None, ip: str = "") -> None:
+    """Hide a submission from every public page (board-visible), with a reason its team reads
+    on its own pages and in the API; unhide clears the reason. A hidden submission no longer
+    represents its team: its final selection is withdrawn."""
     require_admin(actor)
+    reason = (reason or "").strip() or None
+    if reason is not None and len(reason) > MAX_REASON:
+        raise ServiceError(f"the reason is at most {MAX_REASON} characters, got {len(reason)}")
     sub.hidden = bool(hidden)
+    sub.hidden_reason = reason if hidden else None
+    unselected = bool(hidden and sub.selected)
+    if unselected:
+        sub.selected = False
     audit.record(session, actor, "admin.submission.hide" if hidden else "admin.submission.unhide",
-                 f"submission:{sub.id}", {"benchmark": sub.benchmark_id}, ip)
+                 f"submission:{sub.id}", {"benchmark": sub.benchmark_id, "reason": reason,
+                                          "unselected": unselected}, ip)
     notices.for_submission(
         session, sub, "submission.hidden" if hidden else "submission.unhidden",
         f"Submission #{sub.id} ({sub.method_name}) was "
-        + ("hidden by an administrator: it is off every public page and board."
+        + (("hidden by an administrator: it is off every public page and board"
+            + (f" (reason: {reason})." if reason else "."))
            if hidden else "made visible again by an administrator."))
 
 

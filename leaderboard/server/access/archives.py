@@ -1,5 +1,12 @@
 """Files behind download links: dev labels as JSONL, per-split zip archives, media lookup.
 
+A split's archive is itself a pack (design "Benchmark packs", issue 21): it unpacks to
+``<key>-<split>/`` holding ``benchmark.yaml`` (the pack's, listing only this split),
+``description.md``, ``agreement.md``, ``splits/<split>/items.jsonl``, for a dev split with labels
+also ``splits/<split>/labels.jsonl``, and the ``media/`` its items name; so the toolkit's
+``leaderboard score --pack`` / ``baseline --pack`` work on it unchanged. A held-out split's
+archive never holds labels, whatever is asked.
+
 Everything is built once and cached under ``DATA_DIR/downloads/<key>/<version>/``; a file's name
 carries what it depends on (the pack version in the folder, the label ciphertext's hash in the
 name), so a re-imported pack or new labels get new files instead of stale ones. Builds write to a
@@ -16,6 +23,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
+import yaml
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -154,29 +162,51 @@ def dev_labels_file(session: Session, bench: Benchmark, split: str, *,
     return _build_once(path, write)
 
 
+def archive_meta(bench: Benchmark, split: str) -> bytes:
+    """``benchmark.yaml`` of a one-split download: the imported pack's own, with ``splits``
+    narrowed to ``split`` and the texts under their standard names."""
+    raw = yaml.safe_load((pack_root(bench) / "benchmark.yaml").read_text(encoding="utf-8"))
+    if not isinstance(raw, dict):  # the import validated it; a hand-edited copy is not ours
+        raise NotFound(f"{bench.key}'s pack has no readable benchmark.yaml")
+    raw.update(splits=[split], description="description.md", agreement="agreement.md")
+    return yaml.safe_dump(raw, sort_keys=False, allow_unicode=True).encode("utf-8")
+
+
+def archive_name(bench: Benchmark, split: str) -> str:
+    """The archive's download name; it unpacks to a folder of the same stem."""
+    return f"{bench.key}-{split}.zip"
+
+
 def split_archive(session: Session, bench: Benchmark, split: str, *, with_labels: bool,
                   data_dir: str | os.PathLike, label_keys) -> Path:
-    """A zip of the split: ``<split>/items.jsonl``, the media it names (pack-relative paths),
-    and for a dev split with ``with_labels`` also ``<split>/labels.jsonl``."""
+    """A zip of the split that unpacks to the pack ``<key>-<split>/`` (module docstring); with
+    ``with_labels`` (dev splits only: NotFound for a held-out one) it holds the split's
+    ``labels.jsonl``."""
     check_split(bench, split)
     if with_labels and is_held_out(split):
         raise NotFound(f"labels of the held-out split {split!r} are never downloadable")
     labels = (dev_labels_file(session, bench, split, data_dir=data_dir, label_keys=label_keys)
               if with_labels else None)
     suffix = f".labels.{labels.name.split('.')[-2]}" if labels else ""
-    path = _cache_dir(bench, data_dir) / f"{bench.key}-{split}{suffix}.zip"
+    path = _cache_dir(bench, data_dir) / f"{bench.key}-{split}{suffix}.pack.zip"
     items = items_file(bench, split)
     media = split_media(bench, split)
+    root = Path(archive_name(bench, split)).stem
+    meta = yaml.safe_load((pack_root(bench) / "benchmark.yaml").read_text(encoding="utf-8"))
 
     def write(tmp: Path) -> None:
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            zf.write(items, f"{split}/items.jsonl")
+            zf.writestr(f"{root}/benchmark.yaml", archive_meta(bench, split))
+            for name, text in (("description.md", meta.get("description", "description.md")),
+                               ("agreement.md", meta.get("agreement", "agreement.md"))):
+                zf.write(pack_root(bench) / text, f"{root}/{name}")
+            zf.write(items, f"{root}/splits/{split}/items.jsonl")
             if labels is not None:
-                zf.write(labels, f"{split}/labels.jsonl")
+                zf.write(labels, f"{root}/splits/{split}/labels.jsonl")
             for rel in media:
                 src = media_file(bench, rel)
                 kind = (zipfile.ZIP_STORED if src.suffix.lower() in _STORED_SUFFIXES
                         else zipfile.ZIP_DEFLATED)
-                zf.write(src, rel, compress_type=kind)
+                zf.write(src, f"{root}/{rel}", compress_type=kind)
 
     return _build_once(path, write)

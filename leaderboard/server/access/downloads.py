@@ -155,7 +155,7 @@ def _resolve(session, bench, target: Target, *, data_dir, label_keys) -> tuple[P
         return path, f"{bench.key}-{target.split}-labels.jsonl"
     path = archives.split_archive(session, bench, target.split, with_labels=target.labels,
                                   data_dir=data_dir, label_keys=label_keys)
-    return path, path.name
+    return path, archives.archive_name(bench, target.split)
 
 
 def file_response(grant: Grant, *, data_dir: str, accel: str = ""):

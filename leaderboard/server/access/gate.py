@@ -1,7 +1,9 @@
 """The one gate: `can_access` decides every gated action on a benchmark's data.
 
 Gated (design "Data-use agreements"): downloading any split's items and media, downloading
-dev-split labels, and running a container against a held-out split. Test-split labels are never
+dev-split labels, running a container against a held-out split, and (issue 21, while the
+benchmark's ``agreement_gates_submissions`` is on, the default) submitting to a held-out split
+at all, predictions or container (``test_submission``; `leaderboard.server.access.submitting`). Test-split labels are never
 downloadable by anyone, admins included: they exist on the server only to produce scores.
 
 A scoring-only benchmark (its pack built without media) offers none of these, to anyone: the gate
@@ -22,7 +24,7 @@ from leaderboard.server.models import Benchmark, User, utcnow
 from leaderboard.server.models.access import AccessRequest
 
 #: the gated actions
-WHATS = ("items", "media", "dev_labels", "container_run", "test_labels")
+WHATS = ("items", "media", "dev_labels", "container_run", "test_labels", "test_submission")
 #: what a scoring-only benchmark (a pack built without its media) never offers, to anyone
 NOT_HOSTED = ("items", "media", "dev_labels", "container_run")
 
@@ -100,4 +102,9 @@ def can_access(session: Session, user: User | None, benchmark: Benchmark, what: 
         return Decision(False, "this account is disabled")
     if user.is_admin:
         return Decision(True, "administrator")
+    if what == "test_submission" and not benchmark.agreement_gates_submissions:
+        return Decision(True, "this benchmark takes held-out submissions without an agreement")
+    if what == "test_submission" and is_scoring_only(benchmark):
+        # nothing is hosted, so there is nothing here to sign: the authors' terms govern the data
+        return Decision(True, "a scoring-only benchmark: its data come from the authors' release")
     return grant_state(latest_request(session, user.id, benchmark.id), benchmark, now=now)

@@ -143,6 +143,9 @@ class Benchmark(Base):
     submissions_open: Mapped[bool] = mapped_column(Boolean, default=True, server_default="1")
     private_revealed: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     daily_quota: Mapped[int | None] = mapped_column(Integer)  # None = the configured default
+    #: held-out submissions (uploads and containers) need the submitter's approved agreement
+    agreement_gates_submissions: Mapped[bool] = mapped_column(Boolean, default=True,
+                                                              server_default="1")
     official_judge: Mapped[str | None] = mapped_column(String(80))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
@@ -201,6 +204,12 @@ class Submission(Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     job_id: Mapped[str | None] = mapped_column(String(64))
     hidden: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    #: the admin's reason for hiding it, shown to its team (None when not hidden)
+    hidden_reason: Mapped[str | None] = mapped_column(Text)
+    #: the challenge phase whose cap this submission took (None outside challenges); a refund
+    #: gives the unit back to this phase even if the phase's dates were edited since
+    phase_id: Mapped[int | None] = mapped_column(
+        ForeignKey("challenge_phase.id", ondelete="SET NULL"), index=True)
     disqualified_reason: Mapped[str | None] = mapped_column(Text)
     is_baseline: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     baseline_kind: Mapped[str | None] = mapped_column(String(32))
@@ -241,13 +250,14 @@ class Score(Base):
 
 
 class QuotaUsage(Base):
-    """Submissions counted against a team's daily quota on one benchmark (UTC day)."""
+    """Submissions counted against a team's daily quota on one benchmark and split (UTC day)."""
 
     __tablename__ = "quota_usage"
-    __table_args__ = (UniqueConstraint("team_id", "benchmark_id", "day"),)
+    __table_args__ = (UniqueConstraint("team_id", "benchmark_id", "split", "day"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     team_id: Mapped[int] = mapped_column(ForeignKey("team.id", ondelete="CASCADE"))
     benchmark_id: Mapped[int] = mapped_column(ForeignKey("benchmark.id", ondelete="CASCADE"))
+    split: Mapped[str] = mapped_column(String(64), server_default="test")
     day: Mapped[date] = mapped_column(Date)
     count: Mapped[int] = mapped_column(Integer, default=0)
 

@@ -5,8 +5,10 @@ private-test phases).
 A `Challenge` belongs to one benchmark and has ordered `ChallengePhase` rows, each with UTC open
 and close times, the split it takes submissions on, the part of that split it ranks, and its own
 quotas. A submission belongs to the phase whose window contains its ``created_at`` (during a
-challenge the benchmark accepts only the open phase's split, so the phase is unambiguous); no
-link table is needed. When the last phase closes, the reconciler finishes the challenge
+challenge the benchmark accepts only the open phase's split, so the phase is unambiguous); it
+also records the phase whose cap it took (``Submission.phase_id``, counted in `PhaseUsage`), so
+a refund gives the unit back to that phase even after its dates were edited. When the last
+phase closes, the reconciler finishes the challenge
 (`leaderboard.server.services.challenges.finish_due`): the private part is revealed and the
 results are frozen into ``results_json``. Each phase's own board (the submissions made during
 it) is frozen into ``board_json`` when that phase closes (issue 21).
@@ -67,3 +69,15 @@ class ChallengePhase(Base):
     board_json: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
     challenge: Mapped[Challenge] = relationship(back_populates="phases")
+
+
+class PhaseUsage(Base):
+    """Submissions counted against a team's cap over one phase (``max_submissions``); taken
+    and refunded with the daily quota, in the same transaction (issue 24)."""
+
+    __tablename__ = "phase_usage"
+    __table_args__ = (UniqueConstraint("team_id", "phase_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    team_id: Mapped[int] = mapped_column(ForeignKey("team.id", ondelete="CASCADE"))
+    phase_id: Mapped[int] = mapped_column(ForeignKey("challenge_phase.id", ondelete="CASCADE"))
+    count: Mapped[int] = mapped_column(Integer, default=0)

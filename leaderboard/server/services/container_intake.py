@@ -63,7 +63,7 @@ def check_container_access(session, user: User, bench, split: str) -> None:
 
 def create_container_submission(
         session, *, user: User, benchmark: str, split: str, stream: IO[bytes],
-        data_dir: str | os.PathLike, max_bytes: int, default_quota: int, limits: Limits,
+        data_dir: str | os.PathLike, max_bytes: int, default_quota: "QuotaRules | int", limits: Limits,
         method_name: str, description: str = "", paper_url: str = "", code_url: str = "",
         is_public: bool = True, now: datetime | None = None) -> Submission:
     """Check, store and inspect an image tarball; add the row (``kind="container"``).
@@ -87,9 +87,11 @@ def create_container_submission(
             inspect_tarball(stored.path, limits)
         except ImageRejected as exc:
             rejected = exc
-        take_quota_or_raise(session, user, bench, default_quota=default_quota, now=now)
+        phase = take_quota_or_raise(session, user, bench, split=split,
+                                    default_quota=default_quota, now=now)
         sub = submission_row(bench, user, split=split, kind="container", fields=fields,
                              stored=stored, data_dir=data_dir, is_public=is_public, now=now)
+        sub.phase_id = phase.id if phase is not None else None
         if rejected is not None:
             _reject(sub, rejected, now=now)
             stored.path.unlink(missing_ok=True)

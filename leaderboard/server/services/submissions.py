@@ -7,10 +7,9 @@ Status machine (the database is the truth; queues only carry work)::
                   |          |    \\-> failed  (platform error / too many attempts: refunded)
                   +----------+  transient error, or the reconciler re-queues a stuck one
 
-Quotas are per team, benchmark and UTC day, taken atomically in the same transaction that inserts
-the submission row (a conditional ``UPDATE ... WHERE count < limit``), so concurrent uploads can
-never exceed them. The unit is a reservation: a file that fails validation and every platform
-failure give it back (`refund_quota`), so only scored work (or a container that ran) counts.
+Quotas (per split and day, and per challenge phase) are taken in the same transaction that
+inserts the submission row, and given back for invalid files and platform failures:
+`leaderboard.server.services.quotas`.
 """
 from __future__ import annotations
 
@@ -19,17 +18,29 @@ import os
 import re
 import uuid
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import IO
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.orm import Session, object_session
 
 from leaderboard.core.errors import ProblemList
-from leaderboard.server.models import Benchmark, QuotaUsage, Submission, User, utcnow
+from leaderboard.server.models import Benchmark, Submission, User, utcnow
 from leaderboard.server.services import Forbidden, NotFound, ServiceError
 from leaderboard.server.services.benchmarks import get_benchmark
+from leaderboard.server.services.quotas import (  # noqa: F401  (callers import them from here)
+    QuotaRules,
+    QuotaStatus,
+    phase_cap_error,
+    phase_left,
+    quota_error,
+    quota_status,
+    refund_quota,
+    take_quota,
+    take_quota_or_raise,
+    utc_day,
+)
 
 CHUNK = 1024 * 1024
 _URL_RE = re.compile(r"^https?://[^\s]{1,490}$")
@@ -40,21 +51,6 @@ class StoredFile:
     path: Path
     sha256: str
     size: int
-
-
-@dataclass(frozen=True)
-class QuotaStatus:
-    limit: int
-    used: int
-    resets_at: datetime
-
-    @property
-    def left(self) -> int:
-        return max(self.limit - self.used, 0)
-
-    def as_dict(self) -> dict:
-        return {"limit": self.limit, "used": self.used, "left": self.left,
-                "resets_at": self.resets_at.isoformat()}
 
 
 def store_upload(stream: IO[bytes], *, data_dir: str | os.PathLike, max_bytes: int,
@@ -89,64 +85,6 @@ def store_upload(stream: IO[bytes], *, data_dir: str | os.PathLike, max_bytes: i
     return StoredFile(path, digest.hexdigest(), size)
 
 
-def utc_day(now: datetime | None = None) -> date:
-    return (now or utcnow()).astimezone(timezone.utc).date()
-
-
-def quota_limit(bench: Benchmark, default: int) -> int:
-    return bench.daily_quota if bench.daily_quota is not None else default
-
-
-def _day_limit(session: Session, bench: Benchmark, default: int, now: datetime | None) -> int:
-    """Today's limit: an open challenge phase's daily quota, else the benchmark's (issue 12)."""
-    from leaderboard.server.services.challenges import phase_daily_quota
-
-    phase = phase_daily_quota(session, bench, now or utcnow())
-    return phase if phase is not None else quota_limit(bench, default)
-
-
-def quota_status(session: Session, team_id: int, bench: Benchmark, *, default: int,
-                 now: datetime | None = None) -> QuotaStatus:
-    """What ``team_id`` has used of today's quota on ``bench`` and when it resets (UTC)."""
-    day = utc_day(now)
-    used = session.scalar(select(QuotaUsage.count).where(
-        QuotaUsage.team_id == team_id, QuotaUsage.benchmark_id == bench.id,
-        QuotaUsage.day == day)) or 0
-    resets = datetime.combine(day + timedelta(days=1), time(0), tzinfo=timezone.utc)
-    return QuotaStatus(_day_limit(session, bench, default, now), used, resets)
-
-
-def _insert_ignore(session: Session, **values) -> None:
-    dialect = session.get_bind().dialect.name
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    elif dialect == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert
-    else:  # pragma: no cover - only the two supported backends
-        raise RuntimeError(f"unsupported database {dialect!r}")
-    session.execute(insert(QuotaUsage).values(**values).on_conflict_do_nothing())
-
-
-def take_quota(session: Session, team_id: int, bench: Benchmark, *, default: int,
-               now: datetime | None = None) -> bool:
-    """Count one submission against today's quota; False (and nothing counted) if none is left.
-
-    Atomic: PostgreSQL re-checks ``count < limit`` after waiting for a concurrent writer's row
-    lock; SQLite serialises writers. The caller's transaction holds the increment, so a rollback
-    gives it back.
-    """
-    day = utc_day(now)
-    limit = _day_limit(session, bench, default, now)
-    _insert_ignore(session, team_id=team_id, benchmark_id=bench.id, day=day, count=0)
-    row = session.execute(
-        update(QuotaUsage)
-        .where(QuotaUsage.team_id == team_id, QuotaUsage.benchmark_id == bench.id,
-               QuotaUsage.day == day, QuotaUsage.count < limit)
-        .values(count=QuotaUsage.count + 1)
-        .returning(QuotaUsage.count)).first()
-    return row is not None
-
-
 def mark_failed(sub: Submission, reason: str, *, detail: dict | None,
                 now: datetime | None = None) -> None:
     """Finish ``sub`` as "failed": ``reason`` is the team-facing line, ``detail`` the structured
@@ -162,18 +100,6 @@ def mark_failed(sub: Submission, reason: str, *, detail: dict | None,
 
         notices.for_submission(session, sub, "submission.failed",
                                f"Submission #{sub.id} ({sub.method_name}) failed: {reason}")
-
-
-def refund_quota(session: Session, sub: Submission) -> None:
-    """Give back the quota a submission took (platform failures do not count)."""
-    if not sub.counts_toward_quota or sub.team_id is None:
-        return
-    sub.counts_toward_quota = False
-    session.execute(
-        update(QuotaUsage)
-        .where(QuotaUsage.team_id == sub.team_id, QuotaUsage.benchmark_id == sub.benchmark_id,
-               QuotaUsage.day == utc_day(sub.created_at), QuotaUsage.count > 0)
-        .values(count=QuotaUsage.count - 1))
 
 
 def _check_fields(bench: Benchmark, split: str, method_name: str, paper_url: str,
@@ -194,14 +120,16 @@ def _check_fields(bench: Benchmark, split: str, method_name: str, paper_url: str
 
 def create_submission(session: Session, *, user: User, benchmark: str, split: str,
                       stream: IO[bytes], data_dir: str | os.PathLike, max_bytes: int,
-                      default_quota: int, method_name: str, description: str = "",
+                      default_quota: QuotaRules | int, method_name: str, description: str = "",
                       paper_url: str = "", code_url: str = "", is_public: bool = True,
                       now: datetime | None = None) -> Submission:
     """Check the request, store the file, take quota and add the row (status "received").
 
     Nothing is stored if any check fails: ServiceError names the field (400), the missing team
-    (403), closed submissions (403) or the exhausted quota (429, with ``limit``, ``left`` and
-    ``resets_at``). The caller commits, then enqueues (`leaderboard.server.jobs.scoring.enqueue_scoring`).
+    (403), closed submissions (403), a held-out split without the agreement (403,
+    ``agreement_required`` with ``sign_url``), the exhausted daily quota (429, with ``limit``,
+    ``left`` and ``resets_at``) or the phase cap (429). The caller commits, then enqueues
+    (`leaderboard.server.jobs.scoring.enqueue_scoring`).
     """
     now = now or utcnow()  # one instant for the quota day and created_at
     bench, fields = check_request(session, user=user, benchmark=benchmark, split=split,
@@ -210,9 +138,11 @@ def create_submission(session: Session, *, user: User, benchmark: str, split: st
                                   code_url=code_url)
     stored = store_upload(stream, data_dir=data_dir, max_bytes=max_bytes)
     try:
-        take_quota_or_raise(session, user, bench, default_quota=default_quota, now=now)
+        phase = take_quota_or_raise(session, user, bench, split=split,
+                                    default_quota=default_quota, now=now)
         sub = submission_row(bench, user, split=split, kind="predictions", fields=fields,
                              stored=stored, data_dir=data_dir, is_public=is_public, now=now)
+        sub.phase_id = phase.id if phase is not None else None
         session.add(sub)
         session.flush()
     except BaseException:
@@ -222,11 +152,13 @@ def create_submission(session: Session, *, user: User, benchmark: str, split: st
 
 
 def check_request(session: Session, *, user: User, benchmark: str, split: str,
-                  default_quota: int, now: datetime, method_name: str, description: str,
+                  default_quota: QuotaRules | int, now: datetime, method_name: str,
+                  description: str,
                   paper_url: str, code_url: str) -> tuple[Benchmark, dict]:
     """The checks every submission kind makes before reading its body: fields (400), a team
-    (403), open submissions (403) and quota left (429). Returns the benchmark and the cleaned
-    fields."""
+    (403), open submissions (403), the running challenge's rules (403), the agreement for a
+    held-out split (403, `leaderboard.server.access.submitting`), quota and phase cap left
+    (429). Returns the benchmark and the cleaned fields."""
     bench = get_benchmark(session, benchmark)
     fields = {"method_name": (method_name or "").strip(),
               "description": (description or "").strip(),
@@ -239,20 +171,18 @@ def check_request(session: Session, *, user: User, benchmark: str, split: str,
         raise Forbidden("join or create a team before submitting: quotas and boards are per team")
     if not bench.submissions_open:
         raise Forbidden(f"submissions to {bench.key} are closed")
+    from leaderboard.server.access.submitting import check_submission_access
     from leaderboard.server.services.challenges import check_submission
-    check_submission(session, bench, split, user.team_id, now)  # a running challenge's rules
-    status = quota_status(session, user.team_id, bench, default=default_quota, now=now)
-    if status.left == 0:  # fail fast, before reading a large body; re-checked atomically later
-        raise _quota_error(bench, status)
+    phase = check_submission(session, bench, split, user.team_id, now)  # the challenge's rules
+    check_submission_access(session, user, bench, split, now=now)
+    # fail fast, before reading a large body; both are taken atomically later
+    status = quota_status(session, user.team_id, bench, split=split, default=default_quota,
+                          now=now)
+    if status.left == 0:
+        raise quota_error(bench, split, status)
+    if phase is not None and phase_left(session, user.team_id, phase) == 0:
+        raise phase_cap_error(phase)
     return bench, fields
-
-
-def take_quota_or_raise(session: Session, user: User, bench: Benchmark, *, default_quota: int,
-                        now: datetime) -> None:
-    """Take one unit of the team's daily quota atomically, or raise 429 with what is left."""
-    if not take_quota(session, user.team_id, bench, default=default_quota, now=now):
-        raise _quota_error(bench, quota_status(session, user.team_id, bench,
-                                               default=default_quota, now=now))
 
 
 def submission_row(bench: Benchmark, user: User, *, split: str, kind: str, fields: dict,
@@ -264,13 +194,6 @@ def submission_row(bench: Benchmark, user: User, *, split: str, kind: str, field
                       file_path=str(stored.path.relative_to(Path(data_dir))),
                       file_sha256=stored.sha256, file_size=stored.size, created_at=now,
                       **fields)
-
-
-def _quota_error(bench: Benchmark, status: QuotaStatus) -> ServiceError:
-    return ServiceError(
-        f"your team has used all {status.limit} submissions to {bench.key} for today (UTC); "
-        f"the quota resets at {status.resets_at:%Y-%m-%d %H:%M} UTC",
-        status=429, code="quota_exceeded", extra={"quota": status.as_dict()})
 
 
 def get_submission(session: Session, submission_id: int, user: User | None) -> Submission:
@@ -323,6 +246,11 @@ def status_dict(sub: Submission, *, owner: bool) -> dict:
             "total_problems": detail.get("total_problems", 0),
             "counts_toward_quota": sub.counts_toward_quota,
             "notes": (sub.notes_json or {}).get("notes", []),
+            # a hidden or disqualified one has left the boards: its team is told why
+            "hidden": sub.hidden, "hidden_reason": sub.hidden_reason if sub.hidden else None,
+            "disqualified_reason": sub.disqualified_reason,
+            "selectable": (sub.status == "scored" and not sub.is_baseline and not sub.hidden
+                           and not sub.disqualified_reason),
         })
     return out
 

@@ -218,7 +218,9 @@ def benchmark_update(key: str):
             else form["submissions_open"] == "1",
             daily_quota="keep" if quota is None else _int("daily_quota", quota, low=-DB_INT_MAX),
             private_revealed=None if "private_revealed" not in form
-            else form["private_revealed"] == "1", ip=_ip())
+            else form["private_revealed"] == "1",
+            agreement_gates_submissions=None if "agreement_gates_submissions" not in form
+            else form["agreement_gates_submissions"] == "1", ip=_ip())
         s.commit()
     except ServiceError as exc:
         return _fail(exc, "admin.benchmarks")
@@ -279,7 +281,7 @@ def submission_action(submission_id: int, action: str):
         key = sub.benchmark.key
         if action == "hide":
             admin_ops.set_hidden(s, current_user, sub, request.form.get("value", "1") == "1",
-                                 ip=_ip())
+                                 reason=request.form.get("reason"), ip=_ip())
         elif action == "disqualify":
             admin_ops.disqualify(s, current_user, sub, request.form.get("reason"), ip=_ip())
         elif action == "rescore":

@@ -52,6 +52,7 @@ def accept_upload(user, form, files) -> Submission:
         problems.add("attach the predictions file (JSONL or JSONL.gz)", field="file")
         raise ServiceError("no file was uploaded", problems)
     cfg = current_app.config
+    rules = submissions.QuotaRules.from_config(cfg)
     session = get_session()
     values = {k: (form.get(k) or "") for k in _FIELDS}
     if not values["benchmark"]:
@@ -69,13 +70,13 @@ def accept_upload(user, form, files) -> Submission:
         from leaderboard.server.services.container_intake import create_container_submission
         sub = create_container_submission(
             session, user=user, stream=upload.stream, data_dir=cfg["DATA_DIR"],
-            max_bytes=cfg["MAX_IMAGE_MB"] * 1024 * 1024, default_quota=cfg["DAILY_QUOTA"],
+            max_bytes=cfg["MAX_IMAGE_MB"] * 1024 * 1024, default_quota=rules,
             limits=Limits.from_mapping(cfg), is_public=_flag(form.get("is_public"), True),
             **values)
     elif kind == "predictions":
         sub = submissions.create_submission(
             session, user=user, stream=upload.stream, data_dir=cfg["DATA_DIR"],
-            max_bytes=cfg["MAX_UPLOAD_MB"] * 1024 * 1024, default_quota=cfg["DAILY_QUOTA"],
+            max_bytes=cfg["MAX_UPLOAD_MB"] * 1024 * 1024, default_quota=rules,
             is_public=_flag(form.get("is_public"), True), **values)
     else:
         problems = ProblemList()
@@ -129,22 +130,21 @@ def was_replayed() -> bool:
     return bool(g.get("lb_upload_replayed"))
 
 
-def _team_quotas(session, benches) -> dict:
-    """{benchmark key: today's quota status} for the current user's team ({} without a team)."""
-    if current_user.team_id is None:
-        return {}
-    return {b.key: submissions.quota_status(session, current_user.team_id, b,
-                                            default=current_app.config["DAILY_QUOTA"])
-            for b in benches}
+def _menu(session):
+    """The submit menu for the current user: every benchmark and split, open or why not."""
+    from leaderboard.server.access.submitting import submit_menu
+
+    return submit_menu(session, current_user, benchmarks.list_benchmarks(session),
+                       rules=submissions.QuotaRules.from_config(current_app.config))
 
 
 @bp.get("/submit")
 @login_required
 def form():
     session = get_session()
-    benches = [b for b in benchmarks.list_benchmarks(session) if b.submissions_open]
-    return render_template("submit/form.html", benchmarks=benches,
-                           quotas=_team_quotas(session, benches),
+    menu = _menu(session) if current_user.team_id is not None else []
+    return render_template("submit/form.html", menu=menu,
+                           offered=[b for b in menu if b.open],
                            selected=request.args.get("benchmark", ""),
                            max_mb=current_app.config["MAX_UPLOAD_MB"],
                            idempotency_key=secrets.token_urlsafe(24))
@@ -172,17 +172,18 @@ def upload():
 def mine():
     session = get_session()
     subs = []
-    quotas = {}
+    menu = []
     if current_user.team_id is not None:
         subs = submissions.team_submissions(session, current_user.team_id)
-        quotas = _team_quotas(session, benchmarks.list_benchmarks(session))
+        menu = _menu(session)
     from leaderboard.server.services.challenges import selection_rules
     from leaderboard.server.services.headlines import headlines
-    return render_template("submit/mine.html", submissions=subs, quotas=quotas,
+    return render_template("submit/mine.html", submissions=subs, menu=menu,
                            failure_lines=submissions.failure_lines,
                            headlines=headlines(session, subs),
                            rules={s.id: selection_rules(session, s) for s in subs
-                                  if s.status == "scored" and not s.is_baseline})
+                                  if s.status == "scored" and not s.is_baseline
+                                  and not s.hidden and not s.disqualified_reason})
 
 
 @bp.post("/submissions/<int:submission_id>/select")

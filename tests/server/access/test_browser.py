@@ -80,7 +80,8 @@ def test_sign_approve_download_revoke(live, browser, imported):
     with user.expect_download() as info:
         user.click("#dl-dev-archive-labels")
     archive = zipfile.ZipFile(io.BytesIO(Path(info.value.path()).read_bytes()))
-    assert {"dev/items.jsonl", "dev/labels.jsonl"} <= set(archive.namelist())
+    assert {"syncred-dev/benchmark.yaml", "syncred-dev/splits/dev/items.jsonl",
+            "syncred-dev/splits/dev/labels.jsonl"} <= set(archive.namelist())
 
     admin.goto(f"{live}/admin/requests?status=approved")
     admin.fill("tr[id^=request-] input[name=reason]", "misuse reported by the authors")

@@ -104,15 +104,17 @@ def test_archives_hold_items_media_and_only_dev_labels(world, demo_packs):
     dev = zipfile.ZipFile(io.BytesIO(client.get(world.link(
         "approved", Target("archive", world.key, "dev", labels=True))).get_data()))
     names = set(dev.namelist())
-    assert {"dev/items.jsonl", "dev/labels.jsonl"} <= names
-    assert any(n.startswith("media/") for n in names)
+    assert {"syncred-dev/benchmark.yaml", "syncred-dev/splits/dev/items.jsonl",
+            "syncred-dev/splits/dev/labels.jsonl"} <= names
+    assert any(n.startswith("syncred-dev/media/") for n in names)
     original = [json.loads(x) for x in
                 (demo_packs["syncred"] / "splits/dev/labels.jsonl").read_text().splitlines()]
-    served = [json.loads(x) for x in dev.read("dev/labels.jsonl").decode().splitlines()]
+    served = [json.loads(x) for x in
+              dev.read("syncred-dev/splits/dev/labels.jsonl").decode().splitlines()]
     assert served == original
     test = zipfile.ZipFile(io.BytesIO(client.get(world.link(
         "approved", Target("archive", world.key, "test"))).get_data()))
-    assert "test/items.jsonl" in test.namelist()
+    assert "syncred-test/splits/test/items.jsonl" in test.namelist()
     assert not any("labels" in n for n in test.namelist())
 
 

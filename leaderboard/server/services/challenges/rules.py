@@ -33,14 +33,8 @@ def check_submission(session: Session, bench: Benchmark, split: str, team_id: in
         raise Forbidden(f"phase {phase.name!r} of challenge {ch.title!r} takes submissions on "
                         f"the {phase.split} split only (until {phase.closes_at:%Y-%m-%d %H:%M}"
                         " UTC)")
-    if phase.max_submissions is not None and team_id is not None:
-        used = session.scalar(select(func.count(Submission.id)).where(
-            Submission.team_id == team_id, Submission.benchmark_id == bench.id,
-            Submission.split == phase.split, Submission.counts_toward_quota.is_(True),
-            Submission.created_at >= phase.opens_at, Submission.created_at < phase.closes_at))
-        if used >= phase.max_submissions:
-            raise ServiceError(f"your team has used all {phase.max_submissions} submissions "
-                               f"of phase {phase.name!r}", status=429, code="quota_exceeded")
+    # the phase cap (max_submissions) is taken atomically with the daily quota:
+    # leaderboard.server.services.quotas, via submissions.take_quota_or_raise (issue 24)
     return phase
 
 
@@ -71,6 +65,10 @@ def set_selected(session: Session, user: User, sub: Submission, selected: bool, 
     if sub.status != "scored" or sub.is_baseline:
         raise ServiceError(f"submission {sub.id} is {sub.status}; only scored submissions can "
                            "represent a team")
+    if selected and (sub.hidden or sub.disqualified_reason):
+        why = "hidden by an administrator" if sub.hidden else "disqualified"
+        raise ServiceError(f"submission {sub.id} is {why}; it cannot represent your team",
+                           status=409, code="conflict")
     limit, deadline = selection_rules(session, sub, now)
     if deadline is not None and now >= deadline:
         raise ServiceError(f"final selections closed at {deadline:%Y-%m-%d %H:%M} UTC with "

@@ -97,8 +97,13 @@ OPERATIONS: dict[tuple[str, str], dict] = {
                       "413": _json(_ref("Error"), "File larger than the upload limit"),
                       "422": _json(_ref("Error"), "Idempotency key already used for another "
                                                   "upload"),
-                      "429": _json(_ref("Error"), "Daily quota used up, or too many requests "
-                                                  "(then with Retry-After)"),
+                      "403": _json(_ref("Error"), "No team, submissions closed, outside the "
+                                                  "challenge's phase, or (agreement_required, "
+                                                  "with sign_url) a held-out split without the "
+                                                  "submitter's approved agreement"),
+                      "429": _json(_ref("Error"), "Daily quota of the split or the phase's cap "
+                                                  "used up, or too many requests (then with "
+                                                  "Retry-After)"),
                       "503": _json(_ref("Error"), "Database or queue unavailable: retry after "
                                                   "Retry-After seconds")}},
     ("api.get_submission", "GET"): {
@@ -148,7 +153,9 @@ SCHEMAS = {
     "Error": {"type": "object", "required": ["error", "message"], "properties": {
         "error": {"type": "string"}, "message": {"type": "string"},
         "problems": {"type": "array", "items": _ref("Problem")},
-        "total_problems": {"type": "integer"}}},
+        "total_problems": {"type": "integer"},
+        "sign_url": {"type": "string", "description": "agreement_required (403): where the "
+                                                      "benchmark's agreement is signed"}}},
     "Problem": {"type": "object", "properties": {
         "line": {"type": ["integer", "null"]}, "field": {"type": ["string", "null"]},
         "file": {"type": ["string", "null"]}, "message": {"type": "string"}}},
@@ -212,6 +219,12 @@ SCHEMAS = {
         "created_at": {"type": ["string", "null"]}, "finished_at": {"type": ["string", "null"]},
         "failure_reason": {"type": ["string", "null"]},
         "problems": {"type": "array", "items": _ref("Problem")},
+        "hidden": {"type": "boolean", "description": "hidden from the boards by an admin "
+                                                     "(the team's view only)"},
+        "hidden_reason": {"type": ["string", "null"]},
+        "disqualified_reason": {"type": ["string", "null"]},
+        "selectable": {"type": "boolean", "description": "may represent the team (scored, "
+                                                         "not hidden, not disqualified)"},
         "status_url": {"type": "string"}}},
 }
 

@@ -1,0 +1,209 @@
+"""Quotas (issues 12, 21 and 24): per team, benchmark, split and UTC day, and per team over a
+challenge phase (its ``max_submissions``).
+
+Held-out splits are strict (``DAILY_QUOTA``, or the benchmark's own quota), other splits
+generous (``DEV_DAILY_QUOTA``; None = unlimited); an open phase's ``daily_quota`` replaces either
+on its split. Both units are taken atomically in the transaction that inserts the submission
+row, by a conditional ``UPDATE ... WHERE count < limit`` on a counter row (``quota_usage``,
+``phase_usage``): PostgreSQL re-checks the condition after waiting for a concurrent writer's row
+lock, SQLite serialises writers, so concurrent uploads never exceed either. The unit is a
+reservation: a file that fails validation and every platform failure give both back
+(`refund_quota`), so only scored work (or a container that ran) counts.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, timezone
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from leaderboard.core.packs import HELD_OUT_SPLITS
+from leaderboard.server.models import Benchmark, QuotaUsage, Submission, User, utcnow
+from leaderboard.server.models.challenges import PhaseUsage
+from leaderboard.server.services import ServiceError
+
+
+@dataclass(frozen=True)
+class QuotaStatus:
+    limit: int | None  # None = unlimited
+    used: int
+    resets_at: datetime
+
+    @property
+    def left(self) -> int | None:
+        return None if self.limit is None else max(self.limit - self.used, 0)
+
+    def as_dict(self) -> dict:
+        return {"limit": self.limit, "used": self.used, "left": self.left,
+                "resets_at": self.resets_at.isoformat()}
+
+
+def utc_day(now: datetime | None = None) -> date:
+    return (now or utcnow()).astimezone(timezone.utc).date()
+
+
+@dataclass(frozen=True)
+class QuotaRules:
+    """The configured daily quotas (``DAILY_QUOTA``, ``DEV_DAILY_QUOTA``): ``held_out`` for
+    held-out splits (strict; a benchmark's own ``daily_quota`` replaces it), ``other`` for the
+    rest (generous; None = unlimited). An open challenge phase's ``daily_quota`` replaces
+    either on the phase's split."""
+
+    held_out: int
+    other: int | None = None
+
+    @classmethod
+    def of(cls, value: "QuotaRules | int") -> "QuotaRules":
+        """Rules from config-like input; a bare int is one limit for every split."""
+        if isinstance(value, QuotaRules):
+            return value
+        return cls(int(value), int(value))
+
+    @classmethod
+    def from_config(cls, cfg) -> "QuotaRules":
+        return cls(int(cfg["DAILY_QUOTA"]), cfg.get("DEV_DAILY_QUOTA"))
+
+
+def quota_limit(bench: Benchmark, split: str, default: QuotaRules | int) -> int | None:
+    """The benchmark's daily limit on ``split`` outside challenges (None = unlimited)."""
+    rules = QuotaRules.of(default)
+    if split in HELD_OUT_SPLITS:
+        return bench.daily_quota if bench.daily_quota is not None else rules.held_out
+    return rules.other
+
+
+def _day_limit(session: Session, bench: Benchmark, split: str, default, now) -> int | None:
+    """Today's limit on ``split``: an open challenge phase's daily quota (on the phase's split),
+    else the benchmark's (issue 12)."""
+    from leaderboard.server.services.challenges import covering, phase_at
+
+    now = now or utcnow()
+    ch = covering(session, bench.id, now)
+    phase = phase_at(ch, now) if ch is not None else None
+    if phase is not None and phase.split == split and phase.daily_quota is not None:
+        return phase.daily_quota
+    return quota_limit(bench, split, default)
+
+
+def quota_status(session: Session, team_id: int, bench: Benchmark, *, split: str,
+                 default: QuotaRules | int, now: datetime | None = None) -> QuotaStatus:
+    """What ``team_id`` has used of today's quota on ``bench``'s ``split`` and when it resets
+    (UTC)."""
+    day = utc_day(now)
+    used = session.scalar(select(QuotaUsage.count).where(
+        QuotaUsage.team_id == team_id, QuotaUsage.benchmark_id == bench.id,
+        QuotaUsage.split == split, QuotaUsage.day == day)) or 0
+    resets = datetime.combine(day + timedelta(days=1), time(0), tzinfo=timezone.utc)
+    return QuotaStatus(_day_limit(session, bench, split, default, now), used, resets)
+
+
+def _insert_ignore(session: Session, model, **values) -> None:
+    dialect = session.get_bind().dialect.name
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    elif dialect == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert
+    else:  # pragma: no cover - only the two supported backends
+        raise RuntimeError(f"unsupported database {dialect!r}")
+    session.execute(insert(model).values(**values).on_conflict_do_nothing())
+
+
+def take_quota(session: Session, team_id: int, bench: Benchmark, *, split: str,
+               default: QuotaRules | int, now: datetime | None = None) -> bool:
+    """Count one submission against today's quota on ``split``; False (and nothing counted)
+    if none is left. An unlimited split is counted too (the page shows what was used).
+
+    Atomic: PostgreSQL re-checks ``count < limit`` after waiting for a concurrent writer's row
+    lock; SQLite serialises writers. The caller's transaction holds the increment, so a rollback
+    gives it back.
+    """
+    day = utc_day(now)
+    limit = _day_limit(session, bench, split, default, now)
+    _insert_ignore(session, QuotaUsage, team_id=team_id, benchmark_id=bench.id, split=split,
+                   day=day, count=0)
+    cond = [QuotaUsage.team_id == team_id, QuotaUsage.benchmark_id == bench.id,
+            QuotaUsage.split == split, QuotaUsage.day == day]
+    if limit is not None:
+        cond.append(QuotaUsage.count < limit)
+    row = session.execute(update(QuotaUsage).where(*cond).values(count=QuotaUsage.count + 1)
+                          .returning(QuotaUsage.count)).first()
+    return row is not None
+
+
+def phase_left(session: Session, team_id: int, phase) -> int | None:
+    """Submissions ``team_id`` may still make in ``phase`` (None = the phase has no cap)."""
+    if phase.max_submissions is None:
+        return None
+    used = session.scalar(select(PhaseUsage.count).where(
+        PhaseUsage.team_id == team_id, PhaseUsage.phase_id == phase.id)) or 0
+    return max(phase.max_submissions - used, 0)
+
+
+def take_phase_unit(session: Session, team_id: int, phase) -> bool:
+    """Count one submission against ``phase``'s cap (``max_submissions``); False (and nothing
+    counted) when the cap is used. The same technique as `take_quota`, in the same
+    transaction (issue 24: 20 parallel uploads against a cap of 5 accept exactly 5); a phase
+    without a cap is counted too, so a cap set mid-phase sees what was already used."""
+    _insert_ignore(session, PhaseUsage, team_id=team_id, phase_id=phase.id, count=0)
+    cond = [PhaseUsage.team_id == team_id, PhaseUsage.phase_id == phase.id]
+    if phase.max_submissions is not None:
+        cond.append(PhaseUsage.count < phase.max_submissions)
+    row = session.execute(update(PhaseUsage).where(*cond).values(count=PhaseUsage.count + 1)
+                          .returning(PhaseUsage.count)).first()
+    return row is not None
+
+
+def refund_quota(session: Session, sub: Submission) -> None:
+    """Give back the quota a submission took, daily and its phase's (platform failures and
+    invalid files do not count)."""
+    if not sub.counts_toward_quota or sub.team_id is None:
+        return
+    sub.counts_toward_quota = False
+    session.execute(
+        update(QuotaUsage)
+        .where(QuotaUsage.team_id == sub.team_id, QuotaUsage.benchmark_id == sub.benchmark_id,
+               QuotaUsage.split == sub.split, QuotaUsage.day == utc_day(sub.created_at),
+               QuotaUsage.count > 0)
+        .values(count=QuotaUsage.count - 1))
+    if sub.phase_id is not None:
+        session.execute(
+            update(PhaseUsage)
+            .where(PhaseUsage.team_id == sub.team_id, PhaseUsage.phase_id == sub.phase_id,
+                   PhaseUsage.count > 0)
+            .values(count=PhaseUsage.count - 1))
+
+
+def take_quota_or_raise(session: Session, user: User, bench: Benchmark, *, split: str,
+                        default_quota: QuotaRules | int, now: datetime):
+    """Take one unit of the team's daily quota on ``split`` and, inside a challenge phase, one
+    of the phase's cap, atomically in the caller's transaction; raise 429 with what is left
+    otherwise (the caller rolls back, which gives back whichever unit was taken). Returns the
+    open phase (None outside challenges): the submission records it (``phase_id``)."""
+    from leaderboard.server.services.challenges import covering, phase_at
+
+    if not take_quota(session, user.team_id, bench, split=split, default=default_quota,
+                      now=now):
+        raise quota_error(bench, split, quota_status(session, user.team_id, bench, split=split,
+                                                     default=default_quota, now=now))
+    ch = covering(session, bench.id, now)
+    phase = phase_at(ch, now) if ch is not None else None
+    if phase is not None and phase.split == split and not take_phase_unit(
+            session, user.team_id, phase):
+        raise phase_cap_error(phase)
+    return phase if phase is not None and phase.split == split else None
+
+
+def quota_error(bench: Benchmark, split: str, status: QuotaStatus) -> ServiceError:
+    return ServiceError(
+        f"your team has used all {status.limit} submissions to {bench.key} {split} for today "
+        f"(UTC); the quota resets at {status.resets_at:%Y-%m-%d %H:%M} UTC",
+        status=429, code="quota_exceeded", extra={"quota": status.as_dict()})
+
+
+def phase_cap_error(phase) -> ServiceError:
+    return ServiceError(f"your team has used all {phase.max_submissions} submissions of phase "
+                        f"{phase.name!r} (only scored work counts)", status=429,
+                        code="quota_exceeded", extra={"phase": {
+                            "name": phase.name, "max_submissions": phase.max_submissions,
+                            "closes_at": phase.closes_at.isoformat()}})
