@@ -21,6 +21,12 @@
   proxy do not share a bucket. The daily submission quota remains the real cap on submissions;
   this limit stops a client loop from filling the disk before the quota is reached.
 
+* The paired comparison (page with both ids, and its API) is limited per caller
+  (``COMPARE_RATE_LIMIT``, keyed like uploads) and for everyone together
+  (``COMPARE_GLOBAL_RATE_LIMIT``): a comparison not yet cached costs up to a second of CPU
+  (`leaderboard.server.services.compare`), and a flood of them must not starve the boards or
+  ``/healthz``. Past either limit: 429 with ``Retry-After``.
+
 * Client addresses behind a reverse proxy: with ``TRUSTED_PROXY_COUNT`` = n > 0, Werkzeug's
   ProxyFix takes the client address and scheme from the last n ``X-Forwarded-For`` /
   ``X-Forwarded-Proto`` hops; otherwise every client would share the proxy's rate-limit bucket.
@@ -28,7 +34,8 @@
 
 Settings (read from ``app.config`` with these defaults): ``REGISTER_RATE_LIMIT`` "5 per minute;
 50 per day", ``TOKEN_RATE_LIMIT`` "10 per minute; 100 per day", ``SUBMIT_RATE_LIMIT``
-"30 per minute", ``MAX_BODY_BYTES`` 1048576, ``SESSION_LIFETIME_S`` 43200,
+"30 per minute", ``COMPARE_RATE_LIMIT`` "30 per minute", ``COMPARE_GLOBAL_RATE_LIMIT``
+"300 per minute", ``MAX_BODY_BYTES`` 1048576, ``SESSION_LIFETIME_S`` 43200,
 ``REMEMBER_LIFETIME_S`` 1209600, ``TRUSTED_PROXY_COUNT`` 0, ``CLIENT_BODY_TIMEOUT_S`` 60 (an
 upload whose body sends nothing for this long is answered 408 and dropped).
 """
@@ -66,6 +73,8 @@ DEFAULTS = {
     "REGISTER_RATE_LIMIT": "5 per minute;50 per day",
     "TOKEN_RATE_LIMIT": "10 per minute;100 per day",
     "SUBMIT_RATE_LIMIT": "30 per minute",
+    "COMPARE_RATE_LIMIT": "30 per minute",
+    "COMPARE_GLOBAL_RATE_LIMIT": "300 per minute",
     "MAX_BODY_BYTES": 1024 * 1024,
     "SESSION_LIFETIME_S": 12 * 3600,
     "REMEMBER_LIFETIME_S": 14 * 86400,
@@ -88,6 +97,27 @@ def _token_limit() -> str:
 
 def _submit_limit() -> str:
     return current_app.config["SUBMIT_RATE_LIMIT"]
+
+
+def _compare_limit() -> str:
+    return current_app.config["COMPARE_RATE_LIMIT"]
+
+
+def _compare_global_limit() -> str:
+    return current_app.config["COMPARE_GLOBAL_RATE_LIMIT"]
+
+
+def _everyone() -> str:
+    return "everyone"
+
+
+def _no_pair() -> bool:
+    """The compare page without both ids is only the form: not counted."""
+    return not (request.args.get("a") and request.args.get("b"))
+
+
+#: the comparison's endpoints (page and API share both buckets)
+COMPARE_ENDPOINTS = ("compare.compare_page", "api.compare_json")
 
 
 def _password_limit() -> str:
@@ -130,7 +160,8 @@ def check_settings(config) -> None:
         low = 0 if name == "TRUSTED_PROXY_COUNT" else 1
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    for name in ("REGISTER_RATE_LIMIT", "TOKEN_RATE_LIMIT", "SUBMIT_RATE_LIMIT"):
+    for name in ("REGISTER_RATE_LIMIT", "TOKEN_RATE_LIMIT", "SUBMIT_RATE_LIMIT",
+                 "COMPARE_RATE_LIMIT", "COMPARE_GLOBAL_RATE_LIMIT"):
         from limits import parse_many
         try:
             parse_many(config[name])
@@ -174,6 +205,16 @@ def init_app(app: Flask) -> None:
                                "update RATE_LIMITS")
         app.view_functions[endpoint] = limiter.limit(provider, key_func=key_func,
                                                      methods=["POST"])(view)
+    per_caller = limiter.shared_limit(_compare_limit, scope="compare", key_func=caller_key,
+                                      exempt_when=_no_pair)
+    everyone = limiter.shared_limit(_compare_global_limit, scope="compare-all",
+                                    key_func=_everyone, exempt_when=_no_pair)
+    for endpoint in COMPARE_ENDPOINTS:
+        view = app.view_functions.get(endpoint)
+        if view is None:
+            raise RuntimeError(f"hardening: endpoint {endpoint!r} is not registered; "
+                               "update COMPARE_ENDPOINTS")
+        app.view_functions[endpoint] = everyone(per_caller(view))
 
 
 def _cap_body() -> None:
