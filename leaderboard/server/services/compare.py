@@ -23,6 +23,8 @@ Measured by ``perf/bench_compare.py`` (docs/performance.md).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlalchemy.orm import Session
 
 from leaderboard.core import paired
@@ -79,9 +81,13 @@ def _who(session: Session, sub: Submission) -> dict:
     return {"submission_id": sub.id, "team": name, "method_name": sub.method_name}
 
 
-def compare(session: Session, *, benchmark_key: str, split: str, a, b, viewer) -> dict:
+def compare(session: Session, *, benchmark_key: str, split: str, a, b, viewer,
+            run: Callable[[Callable[[], dict]], dict] | None = None) -> dict:
     """The comparison of submissions ``a`` and ``b`` (ids) for ``viewer`` (see the module
-    docstring). Raises NotFound / ServiceError naming the bad argument."""
+    docstring). Raises NotFound / ServiceError naming the bad argument.
+
+    ``run(fn)`` calls the computation on a cache miss (files and numpy only, no session): the
+    web layer passes one that keeps it off the gevent event loop; default: called here."""
     info = benchmark_info(session, benchmark_key)
     if split not in info["splits"]:
         raise NotFound(f"benchmark {benchmark_key!r} has no split {split!r}; "
@@ -91,8 +97,9 @@ def compare(session: Session, *, benchmark_key: str, split: str, a, b, viewer) -
     who = {"a": _who(session, sa), "b": _who(session, sb)}
     low, high = sorted((sa.id, sb.id))
     key = ("compare", split, low, high)
+    run = run or (lambda fn: fn())
     body = get_cache().get_or_compute(benchmark_key, key,
-                                      lambda: _compute(info, split, low, high))
+                                      lambda: run(lambda: _compute(info, split, low, high)))
     if sa.id != low:
         body = _mirrored(body)
     return {"benchmark": benchmark_key, "benchmark_title": info["title"], "split": split,

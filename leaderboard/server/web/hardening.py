@@ -27,6 +27,13 @@
   (`leaderboard.server.services.compare`), and a flood of them must not starve the boards or
   ``/healthz``. Past either limit: 429 with ``Retry-After``.
 
+* A refused request body is not read to its end (issue 24): any response of 400 or more to a
+  request that carries a body says ``Connection: close``, and `close_refused` (a WSGI wrapper)
+  makes gunicorn close the connection right after the answer instead of draining what the
+  client still sends (gunicorn otherwise reads a refused 1 GiB upload to its end before the
+  next request on the connection). ``leaderboard.server.gunicorn_conf.post_request`` lingers
+  at most ``LINGER_S`` so the client reads the answer before the close.
+
 * Client addresses behind a reverse proxy: with ``TRUSTED_PROXY_COUNT`` = n > 0, Werkzeug's
   ProxyFix takes the client address and scheme from the last n ``X-Forwarded-For`` /
   ``X-Forwarded-Proto`` hops; otherwise every client would share the proxy's rate-limit bucket.
@@ -35,7 +42,7 @@
 Settings (read from ``app.config`` with these defaults): ``REGISTER_RATE_LIMIT`` "5 per minute;
 50 per day", ``TOKEN_RATE_LIMIT`` "10 per minute; 100 per day", ``SUBMIT_RATE_LIMIT``
 "30 per minute", ``COMPARE_RATE_LIMIT`` "30 per minute", ``COMPARE_GLOBAL_RATE_LIMIT``
-"300 per minute", ``MAX_BODY_BYTES`` 1048576, ``SESSION_LIFETIME_S`` 43200,
+"120 per minute", ``MAX_BODY_BYTES`` 1048576, ``SESSION_LIFETIME_S`` 43200,
 ``REMEMBER_LIFETIME_S`` 1209600, ``TRUSTED_PROXY_COUNT`` 0, ``CLIENT_BODY_TIMEOUT_S`` 60 (an
 upload whose body sends nothing for this long is answered 408 and dropped).
 """
@@ -74,7 +81,7 @@ DEFAULTS = {
     "TOKEN_RATE_LIMIT": "10 per minute;100 per day",
     "SUBMIT_RATE_LIMIT": "30 per minute",
     "COMPARE_RATE_LIMIT": "30 per minute",
-    "COMPARE_GLOBAL_RATE_LIMIT": "300 per minute",
+    "COMPARE_GLOBAL_RATE_LIMIT": "120 per minute",
     "MAX_BODY_BYTES": 1024 * 1024,
     "SESSION_LIFETIME_S": 12 * 3600,
     "REMEMBER_LIFETIME_S": 14 * 86400,
@@ -186,6 +193,7 @@ def init_app(app: Flask) -> None:
         log.warning("session cookies are sent over plain http (COOKIE_SECURE=0): "
                     "use this only for local development")
 
+    app.wsgi_app = close_refused(app.wsgi_app)
     proxies = app.config["TRUSTED_PROXY_COUNT"]
     if proxies:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
@@ -195,6 +203,7 @@ def init_app(app: Flask) -> None:
     hooks = app.before_request_funcs.setdefault(None, [])
     hooks[0:0] = [_cap_body, inputs.refuse_control_characters, uploads.gate]
     app.after_request(_security_headers)
+    app.after_request(_close_after_refused_body)
 
     app.extensions["lb_upload_rate_limit"] = limiter.limit(
         _submit_limit, key_func=caller_key, methods=["POST"])(upload_rate_limit)
@@ -230,3 +239,39 @@ def _security_headers(response):
     if request.is_secure:
         response.headers.setdefault("Strict-Transport-Security", HSTS)
     return response
+
+
+#: the WSGI environ key `close_refused` sets when the answer closes its connection
+CLOSE_KEY = "lb.close_connection"
+
+
+def _has_body() -> bool:
+    return bool(request.content_length) or "chunked" in request.headers.get(
+        "Transfer-Encoding", "").lower()
+
+
+def _close_after_refused_body(response):
+    if response.status_code >= 400 and _has_body():
+        response.headers["Connection"] = "close"
+    return response
+
+
+def close_refused(wsgi_app):
+    """WSGI wrapper: an answer that says ``Connection: close`` closes its connection.
+
+    gunicorn drops hop-by-hop headers from the application and decides keep-alive itself, then
+    drains an unread body before the next request; its ``start_response`` is a method of its
+    response object, whose ``force_close()`` makes it send ``Connection: close`` and close the
+    socket after the answer. Other servers are left to honour the header themselves.
+    """
+    def app(environ, start_response):
+        def start(status, headers, exc_info=None):
+            if any(k.lower() == "connection" and v.lower() == "close" for k, v in headers):
+                environ[CLOSE_KEY] = True
+                force_close = getattr(getattr(start_response, "__self__", None), "force_close",
+                                      None)
+                if callable(force_close):
+                    force_close()
+            return start_response(status, headers, exc_info)
+        return wsgi_app(environ, start)
+    return app
