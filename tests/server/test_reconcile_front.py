@@ -45,3 +45,15 @@ def test_a_pass_without_redis_says_so(app, client, auth, imported, baseline_file
     monkeypatch.setattr(mod, "_gather", lambda *a: None)  # Redis not answering
     report = _pass(app)
     assert not report.evidence and "evidence=none" in report.log_line()
+
+
+def test_a_lost_backlog_comes_back_oldest_first_ahead_of_newer_work(app, client, auth, imported,
+                                                                    baseline_files, session):
+    token = auth.member()
+    lost = [_submit(client, token, baseline_files["dev"], method=f"l{i}") for i in range(3)]
+    conn = _conn(app)
+    conn.delete("rq:queue:scoring")  # a flush took the whole backlog
+    newer = _submit(client, token, baseline_files["dev"], method="newer")
+    assert _pass(app, after_s=GRACE + 1).requeued == lost
+    waiting = [j.decode() for j in conn.lrange("rq:queue:scoring", 0, -1)]
+    assert waiting == [_sub(session, s).job_id for s in [*lost, newer]]

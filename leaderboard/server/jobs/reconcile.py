@@ -207,6 +207,7 @@ def reconcile(*, now: datetime | None = None) -> ReconcileReport:
     report.in_flight = len(rows)
     ev = _gather([r.id for r in rows], judge_ids)
     report.evidence = ev is not None
+    recovered: list[tuple[int, bool]] = []  # (submission, is a container run), by id
     for row in rows:
         verdict = _verdict(row, ev, now=now, cfg=cfg)
         if verdict == "ok":
@@ -232,9 +233,14 @@ def reconcile(*, now: datetime | None = None) -> ReconcileReport:
                 continue
             sub.status = "received"  # so enqueue's guarded update applies
             report.requeued.append(row.id)
+            recovered.append((row.id, container))
         log.info("reconcile submission=%s outcome=requeued was=%s at_front=1", row.id,
                  row.status)
-        (enqueue_container if container else enqueue_scoring)(row.id, at_front=True)
+    # Each goes to the front of its queue; pushed newest first, so that the oldest (the one
+    # that has waited longest, e.g. after a FLUSHALL lost a whole backlog) is taken first. A
+    # pass that dies before this leaves rows "received", which the next pass enqueues.
+    for sid, container in reversed(recovered):
+        (enqueue_container if container else enqueue_scoring)(sid, at_front=True)
     reconcile_judging(now=now, report=report, ids=judge_ids, ev=ev)
     report.challenges_finished = finish_challenges(now=now)
     report.duration_s = time.monotonic() - clock
