@@ -15,6 +15,8 @@ Two ways an upload could reach the host's own images are closed here:
   are shared by content as Docker always does; removing the private image only drops Docker's
   reference to them, never a layer another image uses.
 
+The load runs under a disk watchdog (`harness.watchdog`): if the engine's disk fills past the
+image cap while it loads, the upload is cut, the progress stream closed and the image refused.
 After loading, Docker must report exactly the private id, and the size it reports for the image
 must be within ``Limits.image_bytes`` (inspection counted the decompressed layers; this is the
 second check, on what actually landed on disk). The image is tagged
@@ -31,11 +33,13 @@ import os
 import re
 import tarfile
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import docker
 import docker.errors
+import requests
 
 from .config import Limits
 from .errors import EngineError, ImageRejected
@@ -47,11 +51,13 @@ from .labels import (
     check_deployment,
 )
 from .tarball import TarballInfo, inspect_tarball
+from .watchdog import MARGIN_BYTES, DiskWatchdog, LoadStopped, docker_root_probe, watched_body
 
 IMAGE_REPOSITORY = "lb-submission"
 PRIVATE_CONFIG_NAME = "lb-private-config.json"
 _SUBMISSION_ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
 _IMAGE_ID_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
+_LOADED_RE = re.compile(r"(^Loaded image ID: |^Loaded image: )(.+)$")
 _DROPPED = ("repositories", "index.json", "oci-layout", PRIVATE_CONFIG_NAME)
 #: words in a Docker error that point at the host, not at the uploaded image
 _HOST_FAILURES = ("no space left", "read-only file system", "input/output error",
@@ -91,9 +97,13 @@ def load_image(
     limits: Limits | None = None,
     info: TarballInfo | None = None,
     deployment: str = DEFAULT_DEPLOYMENT,
+    probe: Callable[[], int] | None = None,
 ) -> str:
     """Inspect (unless ``info`` is given), load under a private id, check its size, tag it;
     return the private id ``sha256:...``.
+
+    The load runs under a `harness.watchdog.DiskWatchdog` on the engine's data root (``probe``
+    replaces its measure of used bytes, for tests); a trip stops the load and refuses the image.
 
     Raises ``ImageRejected`` for anything wrong with the upload (the team's error, with the
     reason), ``EngineError`` when Docker or the host fails.
@@ -113,12 +123,28 @@ def load_image(
     with tempfile.TemporaryDirectory(prefix="lb-load-", dir=Path(path).parent) as tmp:
         clean = Path(tmp) / "image.tar"
         _write_private(Path(path), clean, config)
-        try:
-            with clean.open("rb") as fh:
-                loaded = client.images.load(fh)
-        except (docker.errors.ImageLoadError, docker.errors.APIError) as exc:
-            raise _load_failure(exc) from None
-    ids = {image.id for image in loaded}
+        # Docker unpacks the archive to a temporary directory, then writes the layers
+        watchdog = DiskWatchdog(probe if probe is not None else docker_root_probe(client),
+                                allowance=limits.image_bytes + clean.stat().st_size + MARGIN_BYTES,
+                                poll_s=limits.poll_s)
+        with watchdog:
+            try:
+                ids = _load(client, clean, watchdog)
+            except (docker.errors.ImageLoadError, docker.errors.APIError) as exc:
+                if not watchdog.tripped.is_set():
+                    raise _load_failure(exc) from None
+                ids = set()
+            except (LoadStopped, requests.RequestException) as exc:
+                if not watchdog.tripped.is_set():
+                    raise EngineError(f"Docker could not load the image: {exc}") from None
+                ids = set()
+    if watchdog.tripped.is_set():
+        for image_id in ids | {private_id}:  # only ever removes what carries this deployment's label
+            remove_image(client, image_id, deployment=deployment)
+        raise ImageRejected(
+            f"loading the image wrote {watchdog.grown} bytes to the runner's disk, over the "
+            f"image cap of {limits.image_bytes} bytes (plus the archive); the load was stopped: "
+            "make the image smaller")
     if ids != {private_id}:
         for image_id in ids:  # only ever removes what carries this deployment's label
             remove_image(client, image_id, deployment=deployment)
@@ -133,6 +159,30 @@ def load_image(
         raise ImageRejected(f"the loaded image takes {size} bytes on disk, over the image cap "
                             f"of {limits.image_bytes} bytes; make the image smaller")
     return private_id
+
+
+def _load(client: docker.DockerClient, archive: Path, watchdog: DiskWatchdog) -> set[str]:
+    """POST the archive to ``/images/load`` as a stream the watchdog can cut; the loaded ids.
+
+    docker-py's ``images.load`` takes the body whole and gives no handle on the response; this
+    is the same request with a body that stops when the watchdog trips, and a response it
+    closes, which ends the progress stream at once.
+    """
+    api = client.api
+    with archive.open("rb") as fh:
+        response = api._post(api._url("/images/load"), data=watched_body(fh, watchdog),
+                             stream=True)
+        watchdog.on_trip(response.close)
+        ids: set[str] = set()
+        for chunk in api._stream_helper(response, decode=True):
+            if watchdog.tripped.is_set():
+                break
+            if "error" in chunk:
+                raise docker.errors.ImageLoadError(chunk["error"])
+            found = _LOADED_RE.search(chunk.get("stream") or "")
+            if found:
+                ids.add(found.group(2))
+    return {client.images.get(ref).id for ref in ids}
 
 
 def get_image(client: docker.DockerClient, image_id: str) -> Any:

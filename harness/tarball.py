@@ -9,7 +9,10 @@ layers themselves (`harness.layers`: each one decompressed as a stream, gzip, zs
 plain, counted against the image cap and stopped there, hashed, its tar walked: no device nodes,
 no ``..``), then the manifest: exactly one image, a config that is JSON for ``linux/amd64`` with
 one diff id per layer, each equal to the sha256 of that layer's decompressed tar (a config that
-lies about its layers is the team's error here, not a Docker failure later), and no ``VOLUME``
+lies about its layers is the team's error here, not a Docker failure later), every layer entry
+counted at its decompressed size *each time the manifest lists it* (Docker writes a repeated
+layer once per occurrence: issue 24's 2.4 MB tarball listing one 256 MiB layer twelve times
+wrote 3.2 GB), and no ``VOLUME``
 (Docker would back it with an unlimited host volume). The image id Docker would assign (sha256
 of the config) and the config itself are returned; ``engine.load_image`` loads the image under
 a private id of its own.
@@ -43,7 +46,7 @@ class TarballInfo:
     """What inspection learned; ``image_id`` is ``"sha256:<hex>"`` of the image config.
 
     ``uncompressed_bytes`` is the archive's own size unpacked; ``layer_bytes`` what its layers
-    decompress to (what Docker writes out); ``config_name`` the member holding ``config``.
+    decompress to, each manifest occurrence counted (what Docker writes out); ``config_name`` the member holding ``config``.
     """
 
     image_id: str
@@ -85,6 +88,7 @@ def inspect_tarball(path: str | os.PathLike[str], limits: Limits) -> TarballInfo
             raise ImageRejected(f"layer {given!r} is not a tar archive")
     if len(layers) > limits.max_layers:
         raise ImageRejected(f"image has {len(layers)} layers, over the cap of {limits.max_layers}")
+    layer_bytes = _occurrence_bytes(entry["Layers"], layers, found, limits)
     arch, os_name, diff_ids = _check_config(config, n_layers=len(layers))
     for n, (given, resolved, claimed) in enumerate(zip(entry["Layers"], layers, diff_ids), 1):
         actual = found[resolved].diff_id
@@ -100,7 +104,7 @@ def inspect_tarball(path: str | os.PathLike[str], limits: Limits) -> TarballInfo
         uncompressed_bytes=total,
         architecture=arch,
         os=os_name,
-        layer_bytes=sum(found[name].size for name in set(layers)),
+        layer_bytes=layer_bytes,
         config_name=config_name,
         config=config_bytes,
     )
@@ -144,6 +148,31 @@ def _scan(path: Path, limits: Limits) -> tuple[dict[str, tarfile.TarInfo], dict[
         raise ImageRejected(f"not a readable tar archive: {exc}") from None
     _check_links(members)
     return members, small, found, total
+
+
+def _occurrence_bytes(given: list[str], layers: tuple[str, ...], found: dict[str, Layer],
+                      limits: Limits) -> int:
+    """What Docker writes for the manifest's layers: every occurrence at its decompressed size.
+
+    Docker registers one layer per *position* in the manifest (its chain id), extracting the tar
+    again for each, so a file listed twelve times is written twelve times. Repeated entries are
+    not refused outright because real images have them: the classic builder gives identical
+    steps identical layers (``COPY a /a`` twice: the same diff id twice), which Docker <= 24
+    saves as distinct ``<id>/layer.tar`` files and Docker >= 25 as one blob listed repeatedly.
+    They are counted instead, each time, against the image cap.
+    """
+    total = 0
+    for n, (name, resolved) in enumerate(zip(given, layers), 1):
+        total += found[resolved].size
+        if total > limits.image_bytes:
+            times = layers.count(resolved)
+            repeated = (f" ({name!r} is listed {times} times and Docker writes it out each time)"
+                        if times > 1 else "")
+            raise ImageRejected(
+                f"the image's layers decompress to more than the image cap of {limits.image_bytes} "
+                f"bytes: the first {n} of its {len(layers)} manifest layers already hold {total} "
+                f"bytes{repeated}; make the image smaller")
+    return total
 
 
 def _check_name(raw: str) -> str:

@@ -206,19 +206,31 @@ def reconcile_cmd(every: int | None) -> None:
     """Re-queue submissions whose job was lost (worker died, Redis flushed or restarted, an
     enqueue that never happened), or fail them after too many attempts. Production runs it
     ``--every 10``; a failing pass (database or Redis down) is logged and the next one runs."""
-    from leaderboard.server.jobs.reconcile import reconcile
+    from leaderboard.server.jobs.reconcile import RETRY_S, reconcile
 
+    if not logging.getLogger().handlers:
+        # one time-stamped line per pass and per row acted on (``leaderboard`` logs at INFO)
+        logging.basicConfig(level=logging.WARNING,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     with _app_context():
         while True:
+            started = time.monotonic()
+            pause = every
             try:
-                click.echo(str(reconcile()))
+                report = reconcile()  # logs its own line (time, duration, ids)
+                if every is None:
+                    click.echo(report.log_line())
+                if not report.evidence:
+                    pause = min(every or RETRY_S, RETRY_S)  # Redis back soon: look again soon
             except Exception:  # noqa: BLE001 - a one-shot pass fails; a loop outlives outages
                 if every is None:
                     raise
-                log.exception("reconcile pass failed; next pass in %s s", every)
+                pause = min(every, RETRY_S)
+                log.exception("reconcile pass failed; next pass in %s s", pause)
             if every is None:
                 break
-            time.sleep(every)
+            # a fixed rate: passes start every `every` s, however long a pass took
+            time.sleep(max(0.0, started + pause - time.monotonic()))
 
 
 @server.command("metrics-rebuild")

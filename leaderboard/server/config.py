@@ -30,6 +30,7 @@ overrides to `load_config`; nothing here runs at import time.
 ``HARNESS_*``          container limits (`harness.Limits.from_mapping`, e.g. HARNESS_WALL_S)
 ``LOGIN_RATE_LIMIT``   Flask-Limiter rule for POST /login (default "10 per minute")
 ``REGISTER_RATE_LIMIT``, ``TOKEN_RATE_LIMIT``, ``SUBMIT_RATE_LIMIT``  rules for those endpoints
+``COMPARE_RATE_LIMIT``, ``COMPARE_GLOBAL_RATE_LIMIT``  paired comparisons per caller / in all
 ``MAX_BODY_BYTES``     cap on non-upload request bodies (default 1 MiB)
 ``CLIENT_BODY_TIMEOUT_S``  an upload body idle this long is dropped with 408 (default 60)
 ``SESSION_LIFETIME_S``, ``REMEMBER_LIFETIME_S``  session and remember-me cookie lifetimes
@@ -183,7 +184,8 @@ def load_config(overrides: Mapping[str, Any] | None = None,
     for name in ("JUDGE_OPENAI_BASE_URL", "JUDGE_OPENAI_MODEL", "JUDGE_OPENAI_API_KEY"):
         cfg[name] = get(name) or None
     # hardening (issue 7): converted and validated by leaderboard.server.web.hardening.init_app
-    for name in ("REGISTER_RATE_LIMIT", "TOKEN_RATE_LIMIT", "SUBMIT_RATE_LIMIT", "MAX_BODY_BYTES",
+    for name in ("REGISTER_RATE_LIMIT", "TOKEN_RATE_LIMIT", "SUBMIT_RATE_LIMIT",
+                 "COMPARE_RATE_LIMIT", "COMPARE_GLOBAL_RATE_LIMIT", "MAX_BODY_BYTES",
                  "SESSION_LIFETIME_S", "REMEMBER_LIFETIME_S", "TRUSTED_PROXY_COUNT",
                  "CLIENT_BODY_TIMEOUT_S"):
         if get(name) not in (None, ""):

@@ -233,3 +233,29 @@ def test_get_image_validates_id(docker_client):
         get_image(docker_client, "ubuntu:latest")
     with pytest.raises(docker.errors.ImageNotFound):
         docker_client.images.get("sha256:" + "0" * 64)
+
+
+def test_a_repeated_layer_is_refused_before_loading_with_a_reason(tmp_path, docker_client):
+    """Issue 24: a small archive listing one layer many times would make Docker write it each
+    time; the refusal comes from inspection, so the engine never sees it."""
+    tar = layer_tar({"blob": bytes(8 << 20), "bin/true": b"x"})
+    path = write_save_tar(tmp_path / "rep.tar", layers=[gzip.compress(tar)],
+                          config_overrides={"rootfs": {"type": "layers", "diff_ids": [
+                              "sha256:" + hashlib.sha256(tar).hexdigest()] * 12}},
+                          manifest_edit=lambda m: [{**m[0], "Layers": m[0]["Layers"] * 12}])
+    assert path.stat().st_size < 1 << 20
+    before = {i.id for i in docker_client.images.list(all=True)}
+    with pytest.raises(ImageRejected, match="is listed 12 times and Docker writes it out each time"):
+        load_image(docker_client, path, "repeat", limits=LIMITS, deployment=DEP)
+    assert {i.id for i in docker_client.images.list(all=True)} == before
+
+
+def test_the_disk_watchdog_stops_a_load_that_writes_past_the_cap(tmp_path, docker_client):
+    """Whatever inspection missed: when the engine's disk grows past the cap during the load,
+    the load is stopped, what it loaded is removed and the team reads why."""
+    _, saved = _private_tarball(docker_client, tmp_path, "watched", "echo watched\n")
+    readings = iter(range(0, 1 << 62, 1 << 40))  # each poll: another TiB written
+    with pytest.raises(ImageRejected, match="wrote .* bytes to the runner's disk, over the image cap"):
+        load_image(docker_client, saved, "watched", limits=LIMITS, deployment=DEP,
+                   probe=lambda: next(readings))
+    assert _ours(docker_client, DEP) == set()

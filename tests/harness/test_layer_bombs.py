@@ -85,3 +85,34 @@ def test_a_truncated_compressed_layer_is_not_a_tar(tmp_path):
     path = _save(tmp_path, [gzip.compress(tar)[:-200]], [_diff(tar)])
     with pytest.raises(ImageRejected, match="not a tar archive"):
         inspect_tarball(path, LIMITS)
+
+
+def _repeat(times):
+    return lambda m: [{**m[0], "Layers": m[0]["Layers"] * times}]
+
+
+@pytest.mark.parametrize("style", ["legacy", "oci"])
+def test_a_layer_listed_many_times_counts_each_time(tmp_path, style):
+    """Issue 24: one 3 MiB layer listed twelve times is 36 MiB that Docker writes, not 3."""
+    tar = layer_tar({"blob": bytes(3 << 20)})
+    path = write_save_tar(tmp_path / "rep.tar", style=style, layers=[gzip.compress(tar)],
+                          config_overrides={"rootfs": {"type": "layers", "diff_ids": [_diff(tar)] * 12}},
+                          manifest_edit=_repeat(12))
+    assert path.stat().st_size < 64 << 10  # the archive holds the layer once
+    with pytest.raises(ImageRejected) as err:
+        inspect_tarball(path, LIMITS)
+    message = err.value.message
+    assert f"more than the image cap of {CAP} bytes" in message
+    assert "is listed 12 times and Docker writes it out each time" in message
+
+
+def test_a_repeated_layer_real_images_have_still_passes_under_the_cap(tmp_path):
+    """The classic builder gives identical steps identical layers; Docker >= 25 then lists one
+    blob several times. That image is fine while every occurrence fits in the cap."""
+    tar = layer_tar({"a": b"hi\n"})
+    path = write_save_tar(tmp_path / "dup.tar", style="oci", layers=[tar],
+                          config_overrides={"rootfs": {"type": "layers", "diff_ids": [_diff(tar)] * 3}},
+                          manifest_edit=_repeat(3))
+    info = inspect_tarball(path, LIMITS)
+    assert len(info.layers) == 3 and len(set(info.layers)) == 1
+    assert info.layer_bytes == 3 * len(tar)

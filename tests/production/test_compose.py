@@ -65,7 +65,8 @@ def test_every_process_comes_back():
 
 SYSTEMD = REPO / "docker" / "systemd"
 UNITS = {  # unit (an instance for templates) -> what its ExecStart must run
-    "leaderboard-web.service": "gunicorn",
+    # what docker/boot.sh runs (gevent workers, refused bodies closed), not settings of its own
+    "leaderboard-web.service": "gunicorn -c python:leaderboard.server.gunicorn_conf ",
     "leaderboard-worker@scoring.1.service": "-m leaderboard worker --queues",
     "leaderboard-gpu-worker@0.service": "-m leaderboard worker --queues gpu",
     "leaderboard-reconciler.service": "-m leaderboard reconcile --every 10",
@@ -91,6 +92,8 @@ def test_systemd_units_restart_always(tmp_path):
         assert parser["Unit"]["StartLimitIntervalSec"] == "0", unit  # never gives up
         assert service["EnvironmentFile"] == "/etc/leaderboard/env", unit
         assert command in service["ExecStart"], unit
+    boot = (REPO / "docker" / "boot.sh").read_text()
+    assert "exec gunicorn -c python:leaderboard.server.gunicorn_conf app:app" in boot
     analyze = shutil.which("systemd-analyze")
     if analyze is None:
         return

@@ -64,7 +64,7 @@ http {{
     proc = subprocess.Popen([nginx, "-p", str(root), "-c", str(root / "nginx.conf")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_port(port)
-    yield {"port": port, "root": root, "web": web}
+    yield {"port": port, "root": root, "web": web, "upstream": upstream}
     proc.terminate()
     proc.wait(timeout=10)
 

@@ -195,7 +195,7 @@ def test_lost_judge_job_is_requeued_after_the_grace_not_the_deadline(
     session.execute(update(Submission).where(Submission.id == sid).values(notes_json=notes))
     session.commit()  # its judge worker died: no job in Redis, no lease
     runs = []
-    monkeypatch.setattr(reconcile_mod, "enqueue_judging", lambda s, mark: runs.append(s))
+    monkeypatch.setattr(reconcile_mod, "enqueue_judging", lambda s, mark, at_front=False: runs.append(s))
     t0 = utcnow()
     with app.app_context():
         assert reconcile_mod.reconcile(now=t0).judging_requeued == []  # first sight

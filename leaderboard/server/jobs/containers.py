@@ -293,7 +293,7 @@ def release_stale_images(client) -> list[str]:
 CONTAINER_JOB_FUNC = "leaderboard.server.jobs.containers.run_container_submission"
 
 
-def enqueue_container(submission_id: int) -> str:
+def enqueue_container(submission_id: int, *, at_front: bool = False) -> str:
     """`enqueue_scoring` for container submissions: the ``gpu`` queue, no `Retry`.
 
     The job timeout is the run's wall limit plus ``CONTAINER_MARGIN_S`` (loading, scoring);
@@ -307,5 +307,5 @@ def enqueue_container(submission_id: int) -> str:
                           inline=run_container_submission,
                           kind="container ", job_timeout=job_timeout_s(cfg),
                           retry=None, description=f"run container submission {submission_id}",
-                          recovery="the reconciler will re-queue it")
+                          recovery="the reconciler will re-queue it", at_front=at_front)
     return job_id

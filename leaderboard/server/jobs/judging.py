@@ -65,9 +65,10 @@ def after_scoring(submission_id: int, benchmark_key: str, result) -> str | None:
     return enqueue_judging(submission_id, mark=False)
 
 
-def enqueue_judging(submission_id: int, *, mark: bool = True) -> str:
+def enqueue_judging(submission_id: int, *, mark: bool = True, at_front: bool = False) -> str:
     """Enqueue the judge job (or run it inline). ``mark``: record the "queued" state first
-    (committed before touching Redis, like `leaderboard.server.jobs.scoring.enqueue_scoring`)."""
+    (committed before touching Redis, like `leaderboard.server.jobs.scoring.enqueue_scoring`);
+    ``at_front``: ahead of the jobs waiting (the reconciler's re-queues)."""
     cfg = current_app.config
     if mark:
         with get_db().scope() as session:
@@ -81,7 +82,7 @@ def enqueue_judging(submission_id: int, *, mark: bool = True) -> str:
                           inline=judge_submission, kind="judge ",
                           job_timeout=cfg["SCORING_TIMEOUT_S"], retry=RETRY,
                           description=f"judge submission {submission_id}",
-                          recovery="the reconciler will re-queue it")
+                          recovery="the reconciler will re-queue it", at_front=at_front)
     return job_id
 
 

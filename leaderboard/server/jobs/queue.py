@@ -64,9 +64,11 @@ def get_queue(name: str = SCORING_QUEUE, app=None) -> Queue | None:
 
 def enqueue_or_run_inline(queue_name: str, func: str, submission_id: int, *, job_id: str,
                           inline: Callable[[int], object], kind: str, job_timeout: int,
-                          retry: Retry | None, description: str, recovery: str) -> None:
+                          retry: Retry | None, description: str, recovery: str,
+                          at_front: bool = False) -> None:
     """Enqueue ``func(submission_id)`` on ``queue_name`` with the configured TTLs, or, without
-    ``REDIS_URL``, call ``inline(submission_id)`` in this process.
+    ``REDIS_URL``, call ``inline(submission_id)`` in this process. ``at_front``: ahead of every
+    job waiting (a recovered job has already waited its turn once).
 
     Never raises: an inline job has already recorded its failure on the row, and a lost enqueue
     is logged with ``recovery`` (who picks the row up again), so the web request or job that
@@ -83,7 +85,7 @@ def enqueue_or_run_inline(queue_name: str, func: str, submission_id: int, *, job
     try:
         queue.enqueue(func, submission_id, job_id=job_id, job_timeout=job_timeout,
                       result_ttl=cfg["JOB_RESULT_TTL_S"], failure_ttl=cfg["JOB_FAILURE_TTL_S"],
-                      retry=retry, description=description)
+                      retry=retry, description=description, at_front=at_front)
     except redis.exceptions.RedisError:
         log.warning("enqueue %ssubmission=%s failed; %s", kind, submission_id, recovery,
                     exc_info=True)

@@ -19,6 +19,17 @@ for a deadline it does not need):
   ``QUEUE_DEADLINE_S``): re-queued. This is all the reconciler can go by without Redis (inline
   jobs, or Redis down: then it never guesses from missing evidence).
 
+A re-queued job goes to the *front* of its queue (RQ ``at_front``): it has waited its turn once
+already, and behind a backlog it would otherwise wait for the whole backlog again (issue 24:
+70 to 593 s after the kill at 1.5 uploads/s against 0.75/s scored).
+
+Every pass ends with one log line (`ReconcileReport.log_line`): when it started (UTC), how long
+it took, how many rows it looked at, whether Redis gave evidence, and the ids it re-queued,
+failed or extended. ``reconcile --every N`` starts a pass every N seconds measured from the
+start of the previous one (not N seconds after it ended), and runs the next pass within
+`RETRY_S` of a failed one or of one that had no Redis evidence, instead of a whole period later:
+a re-queue is then due at most lease TTL (15 s) + one period (10 s) + one pass after the kill.
+
 Re-queuing a submission that used ``MAX_ATTEMPTS`` (``CONTAINER_MAX_ATTEMPTS``) fails it as a
 platform error with the reason (quota refunded) instead. None is ever dropped. Two reconcilers
 are safe: each acts on a row only under its row lock and only if the row is unchanged since it
@@ -38,6 +49,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
@@ -57,6 +69,10 @@ from leaderboard.server.services.scoring_service import record_platform_failure
 log = logging.getLogger(__name__)
 
 
+#: seconds before the next pass when one failed or ran without Redis evidence
+RETRY_S = 2.0
+
+
 @dataclass
 class ReconcileReport:
     requeued: list[int] = field(default_factory=list)
@@ -65,6 +81,29 @@ class ReconcileReport:
     judging_requeued: list[int] = field(default_factory=list)
     judging_failed: list[int] = field(default_factory=list)
     challenges_finished: list[str] = field(default_factory=list)
+    started_at: datetime | None = None
+    duration_s: float = 0.0
+    in_flight: int = 0
+    #: Redis answered (queues and leases read); False: only deadlines counted this pass
+    evidence: bool = True
+
+    def log_line(self) -> str:
+        """``reconcile pass at=<UTC> duration_s=... in_flight=... evidence=redis|none
+        requeued=2[5,7] failed=0 still_waiting=0`` (+ judging and challenges when any)."""
+        at = self.started_at.isoformat(timespec="milliseconds") if self.started_at else "-"
+        parts = [f"reconcile pass at={at}", f"duration_s={self.duration_s:.3f}",
+                 f"in_flight={self.in_flight}",
+                 f"evidence={'redis' if self.evidence else 'none'}"]
+        for label, name in (("requeued", "requeued"), ("failed", "failed"),
+                            ("still_waiting", "extended"), ("judging_requeued", "judging_requeued"),
+                            ("judging_failed", "judging_failed"),
+                            ("challenges_finished", "challenges_finished")):
+            values = getattr(self, name)
+            if values:
+                parts.append(f"{label}={len(values)}[{','.join(str(v) for v in values)}]")
+            elif not label.startswith(("judging", "challenges")):
+                parts.append(f"{label}=0")
+        return " ".join(parts)
 
     def __str__(self) -> str:
         line = (f"requeued={len(self.requeued)} failed={len(self.failed)} "
@@ -159,12 +198,16 @@ def reconcile(*, now: datetime | None = None) -> ReconcileReport:
     """One pass over the submissions and judge jobs in flight (inside an app context)."""
     cfg = current_app.config
     db = get_db()
-    now = now or utcnow()
-    report = ReconcileReport()
+    clock = time.monotonic()
+    report = ReconcileReport(started_at=utcnow())
+    now = now or report.started_at
     with db.scope() as session:
         rows = _in_flight(session)
         judge_ids = _judging_ids(session)
+    report.in_flight = len(rows)
     ev = _gather([r.id for r in rows], judge_ids)
+    report.evidence = ev is not None
+    recovered: list[tuple[int, bool]] = []  # (submission, is a container run), by id
     for row in rows:
         verdict = _verdict(row, ev, now=now, cfg=cfg)
         if verdict == "ok":
@@ -190,10 +233,18 @@ def reconcile(*, now: datetime | None = None) -> ReconcileReport:
                 continue
             sub.status = "received"  # so enqueue's guarded update applies
             report.requeued.append(row.id)
-        log.info("reconcile submission=%s outcome=requeued was=%s", row.id, row.status)
-        (enqueue_container if container else enqueue_scoring)(row.id)
+            recovered.append((row.id, container))
+        log.info("reconcile submission=%s outcome=requeued was=%s at_front=1", row.id,
+                 row.status)
+    # Each goes to the front of its queue; pushed newest first, so that the oldest (the one
+    # that has waited longest, e.g. after a FLUSHALL lost a whole backlog) is taken first. A
+    # pass that dies before this leaves rows "received", which the next pass enqueues.
+    for sid, container in reversed(recovered):
+        (enqueue_container if container else enqueue_scoring)(sid, at_front=True)
     reconcile_judging(now=now, report=report, ids=judge_ids, ev=ev)
     report.challenges_finished = finish_challenges(now=now)
+    report.duration_s = time.monotonic() - clock
+    log.info("%s", report.log_line())
     return report
 
 
@@ -299,4 +350,4 @@ def reconcile_judging(*, now: datetime, report: ReconcileReport, ids: list[int],
                               "judging_attempts": {**round_, "attempts": attempts + 1}}
             report.judging_requeued.append(sid)
         log.info("reconcile judging submission=%s outcome=requeued attempt=%s", sid, attempts + 1)
-        enqueue_judging(sid, mark=False)
+        enqueue_judging(sid, mark=False, at_front=True)

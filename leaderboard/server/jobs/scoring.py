@@ -189,8 +189,9 @@ def _score_claimed(claim: svc.Claim, cfg, phases: svc.Phases) -> dict:
 JOB_FUNC = "leaderboard.server.jobs.scoring.score_submission"
 
 
-def enqueue_scoring(submission_id: int) -> str:
-    """Mark the submission queued (committed), then enqueue it or run it inline.
+def enqueue_scoring(submission_id: int, *, at_front: bool = False) -> str:
+    """Mark the submission queued (committed), then enqueue it or run it inline; ``at_front``
+    (the reconciler's re-queues) puts it ahead of the jobs waiting.
 
     Returns the job id. Never raises for queue trouble: the row stays "queued" with a deadline
     and the reconciler re-queues it.
@@ -202,5 +203,5 @@ def enqueue_scoring(submission_id: int) -> str:
                           inline=score_submission, kind="",
                           job_timeout=cfg["SCORING_TIMEOUT_S"], retry=RETRY,
                           description=f"score submission {submission_id}",
-                          recovery="the reconciler will re-queue it")
+                          recovery="the reconciler will re-queue it", at_front=at_front)
     return job_id

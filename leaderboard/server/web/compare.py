@@ -2,7 +2,13 @@
 
 Thin: parses the two ids, asks `leaderboard.server.services.compare`, renders. Without both ids
 it shows the form to pick them (the board links here: "vs above" on each row, and a form under
-the board).
+the board). Rate limited per caller and globally (`leaderboard.server.web.hardening`).
+
+A comparison not yet cached is CPU work (up to ~0.15 s, perf/bench_compare.py). Under gevent
+workers it would stop every other request of the worker for that long, ``/healthz`` included,
+so `off_loop` runs it in gevent's native thread pool: the event loop keeps serving while numpy
+works (the interpreter switches threads every few milliseconds, and numpy's sorts and matrix
+products release the GIL).
 """
 from __future__ import annotations
 
@@ -17,6 +23,18 @@ from leaderboard.server.services import compare as svc
 bp = Blueprint("compare", __name__)
 
 
+def off_loop(fn):
+    """``fn()``, in gevent's thread pool when this process runs gevent, else right here."""
+    try:
+        from gevent import get_hub
+        from gevent.monkey import is_module_patched
+    except ImportError:  # pragma: no cover - gevent comes with the server's requirements
+        return fn()
+    if not is_module_patched("threading"):
+        return fn()
+    return get_hub().threadpool.apply(fn)
+
+
 @bp.route("/compare/<key>/<split>")
 def compare_page(key: str, split: str):
     info = boards.benchmark_info(get_session(), key)
@@ -26,7 +44,7 @@ def compare_page(key: str, split: str):
     if a and b:
         try:
             result = svc.compare(get_session(), benchmark_key=key, split=split, a=a, b=b,
-                                 viewer=current_user)
+                                 viewer=current_user, run=off_loop)
         except ServiceError as exc:  # shown above the form, which keeps what was typed
             error, status = exc.message, exc.status
     return render_template("compare/page.html", info=info, split=split, a=a or "", b=b or "",

@@ -21,6 +21,19 @@
   proxy do not share a bucket. The daily submission quota remains the real cap on submissions;
   this limit stops a client loop from filling the disk before the quota is reached.
 
+* The paired comparison (page with both ids, and its API) is limited per caller
+  (``COMPARE_RATE_LIMIT``, keyed like uploads) and for everyone together
+  (``COMPARE_GLOBAL_RATE_LIMIT``): a comparison not yet cached costs up to a second of CPU
+  (`leaderboard.server.services.compare`), and a flood of them must not starve the boards or
+  ``/healthz``. Past either limit: 429 with ``Retry-After``.
+
+* A refused request body is not read to its end (issue 24): any response of 400 or more to a
+  request that carries a body says ``Connection: close``, and `close_refused` (a WSGI wrapper)
+  makes gunicorn close the connection right after the answer instead of draining what the
+  client still sends (gunicorn otherwise reads a refused 1 GiB upload to its end before the
+  next request on the connection). ``leaderboard.server.gunicorn_conf.post_request`` lingers
+  at most ``LINGER_S`` so the client reads the answer before the close.
+
 * Client addresses behind a reverse proxy: with ``TRUSTED_PROXY_COUNT`` = n > 0, Werkzeug's
   ProxyFix takes the client address and scheme from the last n ``X-Forwarded-For`` /
   ``X-Forwarded-Proto`` hops; otherwise every client would share the proxy's rate-limit bucket.
@@ -28,7 +41,8 @@
 
 Settings (read from ``app.config`` with these defaults): ``REGISTER_RATE_LIMIT`` "5 per minute;
 50 per day", ``TOKEN_RATE_LIMIT`` "10 per minute; 100 per day", ``SUBMIT_RATE_LIMIT``
-"30 per minute", ``MAX_BODY_BYTES`` 1048576, ``SESSION_LIFETIME_S`` 43200,
+"30 per minute", ``COMPARE_RATE_LIMIT`` "30 per minute", ``COMPARE_GLOBAL_RATE_LIMIT``
+"120 per minute", ``MAX_BODY_BYTES`` 1048576, ``SESSION_LIFETIME_S`` 43200,
 ``REMEMBER_LIFETIME_S`` 1209600, ``TRUSTED_PROXY_COUNT`` 0, ``CLIENT_BODY_TIMEOUT_S`` 60 (an
 upload whose body sends nothing for this long is answered 408 and dropped).
 """
@@ -66,6 +80,8 @@ DEFAULTS = {
     "REGISTER_RATE_LIMIT": "5 per minute;50 per day",
     "TOKEN_RATE_LIMIT": "10 per minute;100 per day",
     "SUBMIT_RATE_LIMIT": "30 per minute",
+    "COMPARE_RATE_LIMIT": "30 per minute",
+    "COMPARE_GLOBAL_RATE_LIMIT": "120 per minute",
     "MAX_BODY_BYTES": 1024 * 1024,
     "SESSION_LIFETIME_S": 12 * 3600,
     "REMEMBER_LIFETIME_S": 14 * 86400,
@@ -88,6 +104,27 @@ def _token_limit() -> str:
 
 def _submit_limit() -> str:
     return current_app.config["SUBMIT_RATE_LIMIT"]
+
+
+def _compare_limit() -> str:
+    return current_app.config["COMPARE_RATE_LIMIT"]
+
+
+def _compare_global_limit() -> str:
+    return current_app.config["COMPARE_GLOBAL_RATE_LIMIT"]
+
+
+def _everyone() -> str:
+    return "everyone"
+
+
+def _no_pair() -> bool:
+    """The compare page without both ids is only the form: not counted."""
+    return not (request.args.get("a") and request.args.get("b"))
+
+
+#: the comparison's endpoints (page and API share both buckets)
+COMPARE_ENDPOINTS = ("compare.compare_page", "api.compare_json")
 
 
 def _password_limit() -> str:
@@ -130,7 +167,8 @@ def check_settings(config) -> None:
         low = 0 if name == "TRUSTED_PROXY_COUNT" else 1
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    for name in ("REGISTER_RATE_LIMIT", "TOKEN_RATE_LIMIT", "SUBMIT_RATE_LIMIT"):
+    for name in ("REGISTER_RATE_LIMIT", "TOKEN_RATE_LIMIT", "SUBMIT_RATE_LIMIT",
+                 "COMPARE_RATE_LIMIT", "COMPARE_GLOBAL_RATE_LIMIT"):
         from limits import parse_many
         try:
             parse_many(config[name])
@@ -155,6 +193,7 @@ def init_app(app: Flask) -> None:
         log.warning("session cookies are sent over plain http (COOKIE_SECURE=0): "
                     "use this only for local development")
 
+    app.wsgi_app = close_refused(app.wsgi_app)
     proxies = app.config["TRUSTED_PROXY_COUNT"]
     if proxies:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
@@ -164,6 +203,7 @@ def init_app(app: Flask) -> None:
     hooks = app.before_request_funcs.setdefault(None, [])
     hooks[0:0] = [_cap_body, inputs.refuse_control_characters, uploads.gate]
     app.after_request(_security_headers)
+    app.after_request(_close_after_refused_body)
 
     app.extensions["lb_upload_rate_limit"] = limiter.limit(
         _submit_limit, key_func=caller_key, methods=["POST"])(upload_rate_limit)
@@ -174,6 +214,16 @@ def init_app(app: Flask) -> None:
                                "update RATE_LIMITS")
         app.view_functions[endpoint] = limiter.limit(provider, key_func=key_func,
                                                      methods=["POST"])(view)
+    per_caller = limiter.shared_limit(_compare_limit, scope="compare", key_func=caller_key,
+                                      exempt_when=_no_pair)
+    everyone = limiter.shared_limit(_compare_global_limit, scope="compare-all",
+                                    key_func=_everyone, exempt_when=_no_pair)
+    for endpoint in COMPARE_ENDPOINTS:
+        view = app.view_functions.get(endpoint)
+        if view is None:
+            raise RuntimeError(f"hardening: endpoint {endpoint!r} is not registered; "
+                               "update COMPARE_ENDPOINTS")
+        app.view_functions[endpoint] = everyone(per_caller(view))
 
 
 def _cap_body() -> None:
@@ -189,3 +239,39 @@ def _security_headers(response):
     if request.is_secure:
         response.headers.setdefault("Strict-Transport-Security", HSTS)
     return response
+
+
+#: the WSGI environ key `close_refused` sets when the answer closes its connection
+CLOSE_KEY = "lb.close_connection"
+
+
+def _has_body() -> bool:
+    return bool(request.content_length) or "chunked" in request.headers.get(
+        "Transfer-Encoding", "").lower()
+
+
+def _close_after_refused_body(response):
+    if response.status_code >= 400 and _has_body():
+        response.headers["Connection"] = "close"
+    return response
+
+
+def close_refused(wsgi_app):
+    """WSGI wrapper: an answer that says ``Connection: close`` closes its connection.
+
+    gunicorn drops hop-by-hop headers from the application and decides keep-alive itself, then
+    drains an unread body before the next request; its ``start_response`` is a method of its
+    response object, whose ``force_close()`` makes it send ``Connection: close`` and close the
+    socket after the answer. Other servers are left to honour the header themselves.
+    """
+    def app(environ, start_response):
+        def start(status, headers, exc_info=None):
+            if any(k.lower() == "connection" and v.lower() == "close" for k, v in headers):
+                environ[CLOSE_KEY] = True
+                force_close = getattr(getattr(start_response, "__self__", None), "force_close",
+                                      None)
+                if callable(force_close):
+                    force_close()
+            return start_response(status, headers, exc_info)
+        return wsgi_app(environ, start)
+    return app

@@ -25,8 +25,12 @@ does instead, in order:
 Reading the body has an idle timeout (``CLIENT_BODY_TIMEOUT_S``, set on gunicorn's socket): a
 client that stops sending for that long gets a 408 and loses its connection.
 
-A body left unread after a refusal is the WSGI server's to discard (gunicorn drains it for at
-most a few seconds, then closes the connection); it is never written anywhere.
+A body left unread after a refusal is never read to its end nor written anywhere: the answer
+says ``Connection: close`` and the connection ends right after it
+(`leaderboard.server.web.hardening.close_refused`, gunicorn's ``post_request`` in
+`leaderboard.server.gunicorn_conf`: at most 0.5 s of lingering so the client reads the answer;
+behind nginx, the upload location's ``lingering_time``). Before issue 24 gunicorn read a refused
+1 GiB body to its end (70-80 s of a worker) before the next request on the connection.
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """``GET /api/v1/compare/<benchmark>/<split>?a=<id>&b=<id>``: the paired comparison as JSON.
 
 Anonymous callers see public submissions; a token (or a logged-in browser) adds the caller's
-team's own and, for admins, every scored one (`leaderboard.server.access.visibility`).
+team's own and, for admins, every scored one (`leaderboard.server.access.visibility`). Rate
+limited with the page (`leaderboard.server.web.hardening`); computed off the event loop.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from leaderboard.server.db import get_session
 from leaderboard.server.services import ServiceError
 from leaderboard.server.services import compare as svc
 from leaderboard.server.web.api import api_user, bp
+from leaderboard.server.web.compare import off_loop
 
 
 @bp.get("/compare/<key>/<split>")
@@ -20,4 +22,4 @@ def compare_json(key: str, split: str):
     if not a or not b:
         raise ServiceError("give both submissions: ?a=<id>&b=<id>")
     return jsonify(svc.compare(get_session(), benchmark_key=key, split=split, a=a, b=b,
-                               viewer=api_user(required=False)))
+                               viewer=api_user(required=False), run=off_loop))
