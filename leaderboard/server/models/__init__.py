@@ -12,6 +12,7 @@ from leaderboard.server.models import (  # noqa: F401  (register tables)
     containers,
     idempotency,
     judges,
+    robustness,
     sessions,
     standings,
 )
