@@ -97,29 +97,34 @@ def score_cmd(copies: Path, preds: Path, as_json: bool) -> None:
 
 
 def curve_table(pack, records) -> str:
-    """Text table: one row per (task, degradation), columns level 0..5, then mean and drop."""
+    """Text table per (task, modality): one row per degradation, columns level 0 (clean) to 5,
+    then the mean over levels; the worst case and the mean drop with their 95% CIs below."""
     lines = []
     for task in pack.tasks:
         head = [r for r in records if r.task == task.key and r.metric == task.headline]
-        clean = next((r.value for r in head if r.slice.get("degradation") == "clean"), None)
-        degs = list(dict.fromkeys(r.slice["degradation"] for r in head
-                                  if r.slice.get("level") not in (None, "0")))
-        if not degs:
-            continue
-        lines.append(f"{task.key} ({task.headline}); level 0 = clean")
-        lines.append(f"{'degradation':<12}" + "".join(f"{lv:>8}" for lv in range(6)) + f"{'mean':>8}")
-        for d in degs:
-            cells = {r.slice["level"]: r.value for r in head if r.slice.get("degradation") == d
-                     and "level" in r.slice}
-            mean = next((r.value for r in head if r.slice.get("degradation") == d
-                         and r.slice.get("summary") == "mean"), None)
-            vals = [clean] + [cells.get(str(lv)) for lv in range(1, 6)] + [mean]
-            lines.append(f"{d:<12}" + "".join(f"{'-' if v is None else f'{v:.3f}':>8}"
-                                              for v in vals))
-        for kind in ("worst", "drop"):
-            r = next((r for r in head if r.slice.get("summary") == kind
-                      and "degradation" not in r.slice), None)
-            if r is not None and r.value is not None:
-                ci = "" if r.ci_low is None else f" [{r.ci_low:.3f}, {r.ci_high:.3f}]"
-                lines.append(f"{kind}: {r.value:.3f}{ci}")
+        for modality in sorted({r.slice["modality"] for r in head if "modality" in r.slice}):
+            mine = [r for r in head if r.slice.get("modality") == modality]
+
+            def summary(kind, deg=None):
+                return next((r for r in mine if r.slice.get("summary") == kind
+                             and r.slice.get("degradation") == deg), None)
+
+            clean = summary("clean")
+            degs = list(dict.fromkeys(r.slice["degradation"] for r in mine if "level" in r.slice))
+            lines.append(f"{task.key} / {modality} ({task.headline}); level 0 = clean")
+            lines.append(f"{'degradation':<12}" + "".join(f"{lv:>8}" for lv in range(6))
+                         + f"{'mean':>8}")
+            for d in degs:
+                cells = {r.slice["level"]: r.value for r in mine
+                         if r.slice.get("degradation") == d and "level" in r.slice}
+                mean = summary("mean", d)
+                vals = [clean.value if clean else None] + \
+                    [cells.get(str(lv)) for lv in range(1, 6)] + [mean.value if mean else None]
+                lines.append(f"{d:<12}" + "".join(
+                    f"{'-' if v is None else f'{v:.3f}':>8}" for v in vals))
+            for kind in ("worst", "drop"):
+                r = summary(kind)
+                if r is not None and r.value is not None:
+                    ci = "" if r.ci_low is None else f" [{r.ci_low:.3f}, {r.ci_high:.3f}]"
+                    lines.append(f"{kind}: {r.value:.3f}{ci}")
     return "\n".join(lines)

@@ -9,6 +9,9 @@ nothing else that leaves those inputs alone does (re-importing the same pack, an
 a budget change, a second request). Builds write into a temporary folder and rename it, so a
 reader never sees a half-built copy.
 
+On a held-out split the subset is drawn from the public part only (the robustness board is
+shown at once, so it must say nothing about the private part).
+
 Labels are never written by the server's build (``with_labels=False``): it scores with its
 decrypted labels. An offline build of a dev split (the team's own copy) may write them.
 """
@@ -27,7 +30,7 @@ import numpy as np
 import yaml
 
 from leaderboard.builders.degrade import apply, library_versions
-from leaderboard.core.packs import Pack, load_pack
+from leaderboard.core.packs import HELD_OUT_SPLITS, Pack, load_pack
 from leaderboard.core.robustness.config import Condition, RobustnessConfig, pack_config
 from leaderboard.core.robustness.layout import (
     LAYOUT_VERSION,
@@ -80,7 +83,8 @@ def plan_copies(pack: Pack | str | os.PathLike, split: str, *, labels: Table | N
     rows = {}
     for plan in config.plans:
         sel = select_subset(items, labels, modality=plan.modality,
-                            n=config.items_per_condition, seed=config.seed)
+                            n=config.items_per_condition, seed=config.seed,
+                            part="public" if split in HELD_OUT_SPLITS else None)
         rows[plan.modality] = sel
         strata = strata_of(items, labels, sel) if len(sel) else np.array([], dtype=object)
         for i, s in zip(sel.tolist(), strata.tolist()):

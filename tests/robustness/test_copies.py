@@ -67,13 +67,14 @@ def test_built_once_rebuilt_only_for_a_new_suite_version(small_pack, tmp_path, m
     plan = plan_copies(small_pack, "dev")
     first = build_copies(plan, out)
     manifest = read_manifest(first)
-    assert [c["split"] for c in manifest["conditions"]] == ["dev-jpeg-1", "dev-jpeg-5",
-                                                             "dev-blur-1", "dev-blur-5"]
+    assert [c["split"] for c in manifest["conditions"]] == ["dev-image-jpeg-1", "dev-image-jpeg-5",
+                                                             "dev-image-blur-1",
+                                                             "dev-image-blur-5"]
     assert manifest["libraries"]["pillow"] and manifest["digest"]
     assert len(manifest["subset"]["image"]) == 8
-    assert not (first / "splits" / "dev-jpeg-1" / "labels.jsonl").exists()
+    assert not (first / "splits" / "dev-image-jpeg-1" / "labels.jsonl").exists()
     copies = load_pack(first)
-    assert copies.splits[0] == "dev-clean-0" and len(copies.items("dev-blur-5")) == 8
+    assert copies.splits[0] == "dev-clean-0" and len(copies.items("dev-image-blur-5")) == 8
     stamp = _mtimes(first)
     # nothing that leaves the inputs alone rebuilds: a second request, another title
     meta = (small_pack / "benchmark.yaml").read_text()
@@ -111,7 +112,7 @@ def test_offline_copies_carry_labels_and_score(small_pack, tmp_path):
                                "--out", str(tmp_path / "c")])
     assert res.exit_code == 0, res.output
     folder = tmp_path / "c" / plan_copies(small_pack, "dev").key
-    assert (folder / "splits" / "dev-jpeg-5" / "labels.jsonl").is_file()
+    assert (folder / "splits" / "dev-image-jpeg-5" / "labels.jsonl").is_file()
     copies = load_pack(folder)
     preds = tmp_path / "preds"
     preds.mkdir()
@@ -122,11 +123,22 @@ def test_offline_copies_carry_labels_and_score(small_pack, tmp_path):
     assert res.exit_code == 0, res.output
     records = json.loads(res.output)["records"]
     slices = {json.dumps(r["slice"], sort_keys=True) for r in records}
-    assert '{"degradation": "jpeg", "level": "5"}' in slices
-    assert '{"degradation": "blur", "summary": "mean"}' in slices
-    assert '{"summary": "drop"}' in slices
+    assert '{"degradation": "jpeg", "level": "5", "modality": "image"}' in slices
+    assert '{"degradation": "blur", "modality": "image", "summary": "mean"}' in slices
+    assert '{"modality": "image", "summary": "drop"}' in slices
+    res = runner.invoke(main, ["robustness-score", "--copies", str(folder), "--predictions",
+                               str(preds)])
+    assert "detection / image (tpr_at_fpr_5); level 0 = clean" in res.output
+    assert "worst:" in res.output
     res = runner.invoke(main, ["robustness-inputs", "--copies", str(folder), "--out",
                                str(tmp_path / "in")])
     assert res.exit_code == 0, res.output
-    one = tmp_path / "in" / "dev-blur-5"
+    one = tmp_path / "in" / "dev-image-blur-5"
     assert (one / "items.jsonl").is_file() and not (one / "labels.jsonl").exists()
+
+
+def test_held_out_subsets_use_the_public_part_only(small_pack):
+    plan = plan_copies(small_pack, "test")
+    labels = load_pack(small_pack).labels("test")
+    parts = set(labels.decoded("part")[plan.rows["image"]].tolist())
+    assert parts == {"public"} and len(plan.rows["image"]) == 8

@@ -37,13 +37,15 @@ class Condition:
 
     @property
     def key(self) -> str:
-        """``jpeg-3``: unique within a split (degradation names are unique per modality's suite,
-        and a pack has one suite per modality; the modality prefixes names shared by two)."""
-        return f"{self.degradation}-{self.level}"
+        """``image-jpeg-3``: unique within a split (a pack has one suite per modality, and two
+        modalities' suites may share a degradation name, e.g. ``resize``)."""
+        return f"{self.modality}-{self.degradation}-{self.level}"
 
     def slice(self) -> dict:
-        """The records' slice: ``{"degradation": "jpeg", "level": "3"}`` (slice values are text)."""
-        return {"degradation": self.degradation, "level": str(self.level)}
+        """The records' slice: ``{"modality": "image", "degradation": "jpeg", "level": "3"}``
+        (slice values are text)."""
+        return {"modality": self.modality, "degradation": self.degradation,
+                "level": str(self.level)}
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@
     <copies>/robustness.json       the manifest: suites, parameters, library versions, subset
                                    ids, every file's sha256 and the digest of them all
     <copies>/splits/<split>-clean-0/items.jsonl          the subset, original media (level 0)
-    <copies>/splits/<split>-<degradation>-<level>/items.jsonl
+    <copies>/splits/<split>-<modality>-<degradation>-<level>/items.jsonl
     <copies>/splits/<...>/labels.jsonl                   only in a dev download (its agreement)
     <copies>/media/clean/<path under the pack's media/>
     <copies>/media/<modality>/<degradation>/<level>/<path under media/, new suffix>
@@ -30,10 +30,10 @@ CLEAN = "clean"
 
 
 def condition_split(split: str, condition: Condition | None) -> str:
-    """``dev-jpeg-3``; the clean subset (``condition=None``) is ``dev-clean-0``."""
+    """``dev-image-jpeg-3``; the clean subset (``condition=None``) is ``dev-clean-0``."""
     if condition is None:
         return f"{split}-{CLEAN}-0"
-    return f"{split}-{condition.degradation}-{condition.level}"
+    return f"{split}-{condition.key}"
 
 
 def degraded_path(rel: str, condition: Condition | None, suffix: str | None) -> str:

@@ -3,17 +3,20 @@
 Per condition (and the clean subset, level 0) the benchmark's own scorer runs unchanged
 (`leaderboard.core.scoring.score_validated` on the condition's split of the copies), and its
 overall records (``slice == {}``) are kept with the condition as their slice:
-``{"degradation": "jpeg", "level": "3"}``; the clean subset is ``{"degradation": "clean",
-"level": "0"}``.
+``{"modality": "image", "degradation": "jpeg", "level": "3"}``; the clean subset (every
+modality's items) is ``{"degradation": "clean", "level": "0"}``.
 
 Summaries of each task's headline metric, per modality suite, from one joint bootstrap over the
 subset's items (`leaderboard.core.rank_intervals.joint_draws`: the same resampled items for the
 clean subset and every condition, so the CIs of differences carry the pairing):
 
-* ``{"degradation": d, "summary": "mean"}``: the mean over d's levels;
-* ``{"summary": "worst"}``: the worst condition (lowest, or highest for lower-is-better metrics);
-* ``{"summary": "drop"}``: the clean value minus the mean over every condition (a positive drop
-  is a loss whatever the metric's direction: for lower-is-better metrics it is mean - clean).
+* ``{"modality": m, "summary": "clean"}``: the clean subset of modality m (level 0);
+* ``{"modality": m, "degradation": d, "summary": "mean"}``: the mean over d's levels;
+* ``{"modality": m, "summary": "worst"}``: the worst condition (lowest, or highest for
+  lower-is-better metrics);
+* ``{"modality": m, "summary": "drop"}``: the clean value minus the mean over every condition
+  (a positive drop is a loss whatever the metric's direction: for lower-is-better metrics it
+  is mean - clean).
 
 Each CI is the 2.5th-97.5th percentile of that quantity over 1,000 resamples. A condition whose
 predictions are invalid gets no record (a note says why) and is left out of the summaries.
@@ -48,7 +51,7 @@ SEED = 20261203
 class RobustnessResult:
     records: list[MetricRecord] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    #: conditions scored (keys ``jpeg-3``), in manifest order
+    #: conditions scored (keys ``image-jpeg-3``; ``clean``), in manifest order
     scored: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
@@ -85,7 +88,7 @@ def score_copies(copies: str | os.PathLike | Pack, predictions: dict[str, str | 
     entries = [(None, condition_split(split, None))]
     entries += [(c, condition_split(split, c)) for c in manifest_conditions(manifest)]
     for cond, name in entries:
-        key = f"{CLEAN}-0" if cond is None else cond.key
+        key = CLEAN if cond is None else cond.key
         path = predictions.get(name)
         if path is None:
             if cond is None:
@@ -129,7 +132,7 @@ def summaries(pack: Pack, conditions: list[Condition], outcomes: dict[str, dict[
               *, n_resamples: int = N_RESAMPLES) -> list[MetricRecord]:
     """Mean per degradation, worst case and mean drop of each task's headline (module doc)."""
     records: list[MetricRecord] = []
-    clean = outcomes.get(f"{CLEAN}-0", {})
+    clean = outcomes.get(CLEAN, {})
     for task in pack.tasks:
         spec = pack.benchmark.metrics.get(task.headline)
         higher = True if spec is None else spec.higher_is_better
@@ -152,7 +155,8 @@ def summaries(pack: Pack, conditions: list[Condition], outcomes: dict[str, dict[
                 return MetricRecord(task.key, task.headline, slice_, p, lo, hi, n,
                                     None, base.metric_version)
 
-            extra = {} if len(pack.modalities) == 1 else {"modality": modality}
+            extra = {"modality": modality}
+            records.append(rec({"summary": "clean", **extra}, float(point[0]), draws[:, 0]))
             for deg in dict.fromkeys(c.degradation for c in mine):
                 cols = [1 + i for i, c in enumerate(mine) if c.degradation == deg]
                 records.append(rec({"degradation": deg, "summary": "mean", **extra},

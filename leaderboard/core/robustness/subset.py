@@ -36,15 +36,21 @@ def strata_of(items: Table, labels: Table, rows: np.ndarray) -> np.ndarray:
     return np.array([f"{t}|{c}" for t, c in zip(task.tolist(), cls.tolist())], dtype=object)
 
 
-def select_subset(items: Table, labels: Table, *, modality: str, n: int, seed: int) -> np.ndarray:
-    """Rows (ascending) of at most ``n`` items of ``modality`` that carry media."""
+def select_subset(items: Table, labels: Table, *, modality: str, n: int, seed: int,
+                  part: str | None = None) -> np.ndarray:
+    """Rows (ascending) of at most ``n`` items of ``modality`` that carry media; with ``part``,
+    only items of that part (held-out splits use the public part, so that robustness numbers,
+    shown at once, say nothing about the private part)."""
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n!r}")
     if len(labels) != len(items) or not np.array_equal(labels.ids, items.ids):
         raise ValueError("labels are not aligned with the items of this split")
     mods = items.decoded("modality")
     media = items.decoded("media") if "media" in items.columns else np.full(len(items), None)
-    rows = np.flatnonzero((mods == modality) & np.array([bool(m) for m in media], dtype=bool))
+    keep = (mods == modality) & np.array([bool(m) for m in media], dtype=bool)
+    if part is not None and "part" in labels.columns:
+        keep &= labels.decoded("part") == part
+    rows = np.flatnonzero(keep)
     if len(rows) <= n:
         return rows
     strata = strata_of(items, labels, rows)
