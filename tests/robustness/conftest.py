@@ -46,3 +46,45 @@ def sample_media(tmp_path_factory) -> dict[str, Path]:
     return {"image": media.image(out / "i.png", seed=3, size=96),
             "video": media.video(out / "v.avi", seed=3),
             "audio": media.audio(out / "a.wav", seed=3, seconds=1.0, rate=16000)}
+
+
+# -- the server, Docker and busybox detectors (tests/containers' way, jobs run inline) ----------
+def fragile_script(pack_dir: Path, split: str, *, sleep_on_copies: int = 0) -> str:
+    """A detector that 'reads pixels' in the most fragile way: it recognises the exact bytes of
+    the clean media (sha256 baked in) and is unsure (0.5) of anything else."""
+    import hashlib
+    import json
+
+    fakes, reals = [], []
+    items = {}
+    for line in (pack_dir / "splits" / split / "items.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        items[row["id"]] = row["media"][0]
+    for line in (pack_dir / "splits" / split / "labels.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        digest = hashlib.sha256((pack_dir / items[row["id"]]).read_bytes()).hexdigest()
+        (fakes if row["label"] == "fake" else reals).append(digest)
+    wait = (f"grep -q 'media/r/' /input/items.jsonl && sleep {sleep_on_copies}\n"
+            if sleep_on_copies else "")
+    return (
+        "set -e\n" + wait +
+        f"FAKES=' {' '.join(fakes)} '\nREALS=' {' '.join(reals)} '\ncd /input\n"
+        "while IFS= read -r line; do\n"
+        "  id=$(echo \"$line\" | sed -n 's/.*\"id\": *\"\\([^\"]*\\)\".*/\\1/p')\n"
+        "  m=$(echo \"$line\" | sed -n 's/.*\"media\": *\\[\"\\([^\"]*\\)\".*/\\1/p')\n"
+        "  h=$(sha256sum \"$m\" | cut -c1-64)\n"
+        "  s=0.5\n"
+        "  case \"$FAKES\" in *\" $h \"*) s=0.9 ;; esac\n"
+        "  case \"$REALS\" in *\" $h \"*) s=0.1 ;; esac\n"
+        "  echo \"{\\\"id\\\": \\\"$id\\\", \\\"score\\\": $s}\" >> /output/predictions.jsonl\n"
+        "done < items.jsonl\n")
+
+
+#: reads only items.jsonl (never a media byte): the same answer whatever the media look like
+METADATA_SCRIPT = (
+    "set -e\n"
+    "while IFS= read -r line; do\n"
+    "  id=$(echo \"$line\" | sed -n 's/.*\"id\": *\"\\([^\"]*\\)\".*/\\1/p')\n"
+    "  echo \"{\\\"id\\\": \\\"$id\\\", \\\"score\\\": 0.7, \\\"label\\\": \\\"fake\\\"}\" "
+    ">> /output/predictions.jsonl\n"
+    "done < /input/items.jsonl\n")

@@ -32,9 +32,11 @@ import shutil
 from pathlib import Path
 
 from flask import current_app
+from sqlalchemy import select
 
 from harness import Limits, run_submission
 from leaderboard.core.robustness.layout import manifest_conditions, read_manifest
+from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_db
 from leaderboard.server.models import Benchmark, LabelSet, Submission, utcnow
 from leaderboard.server.models.robustness import RobustnessRun
@@ -230,11 +232,12 @@ def score_degraded(sid: int) -> None:
         if run is None or run.status != "ran" or run.build is None:
             return
         sub = session.get(Submission, sid)
-        ls = session.query(LabelSet).filter_by(benchmark_id=sub.benchmark_id,
-                                                split=sub.split).one()
+        ls = session.scalar(select(LabelSet).where(LabelSet.benchmark_id == sub.benchmark_id,
+                                                   LabelSet.split == sub.split))
         run_id, ciphertext = run.id, ls.ciphertext
         copies = Path(cfg["DATA_DIR"]) / run.build.path
         clean_file, split = Path(cfg["DATA_DIR"]) / sub.file_path, sub.split
+        bench_key = session.get(Benchmark, sub.benchmark_id).key
     try:
         labels = Table.from_bytes(labels_crypto.decrypt(ciphertext, keys=cfg["LABEL_KEYS"]))
         pack = load_pack(copies)
@@ -258,16 +261,8 @@ def score_degraded(sid: int) -> None:
         run = session.get(RobustnessRun, run_id)
         run.status = "scored"
         run.notes_json = list(run.notes_json or []) + result.notes
-    from leaderboard.server.boards.robustness import invalidate
-
-    invalidate(sub_benchmark_key(sid))
+    invalidate_boards(bench_key)  # the robustness board is cached under the benchmark
     log.info("job=container submission=%s robustness=scored records=%s", sid, n)
-
-
-def sub_benchmark_key(sid: int) -> str:
-    with get_db().scope() as session:
-        sub = session.get(Submission, sid)
-        return session.get(Benchmark, sub.benchmark_id).key
 
 
 def _filter_rows(src: Path, ids: set, dest: Path) -> None:

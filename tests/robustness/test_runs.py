@@ -1,0 +1,158 @@
+"""The robustness track end to end with the real Docker engine (jobs inline, no Redis):
+copies built once by the job, the same image run over every condition after its clean run,
+records per condition, budgets that refuse or stop the degraded run while the clean score stays.
+"""
+from __future__ import annotations
+
+import io
+import json
+
+import docker
+import docker.errors
+import pytest
+from sqlalchemy import select
+from werkzeug.test import EnvironBuilder
+
+from leaderboard.server.models import Score, Submission
+from leaderboard.server.models.robustness import RobustnessBuild, RobustnessRun, RobustnessScore
+from leaderboard.server.services import robustness as svc
+from leaderboard.server.services.benchmarks import get_benchmark, import_pack
+from tests.containers.conftest import LIMITS
+from tests.harness.images.build import build_script_image, save_image
+from tests.robustness.conftest import METADATA_SCRIPT, fragile_script
+from tests.server.conftest import app, auth, client, make_config, session, sqlite_url  # noqa: F401
+
+pytestmark = pytest.mark.docker
+
+
+@pytest.fixture(scope="module")
+def docker_client():
+    try:
+        c = docker.from_env(timeout=60)
+        c.ping()
+    except (docker.errors.DockerException, OSError) as exc:
+        pytest.skip(f"Docker engine not reachable ({exc})")
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def app_config(sqlite_url, tmp_path):  # noqa: F811
+    return make_config(sqlite_url, tmp_path, MAX_IMAGE_MB=32, CONTAINER_MARGIN_S=60,
+                       DAILY_QUOTA=20, **LIMITS)
+
+
+@pytest.fixture
+def tarballs(docker_client, small_pack, tmp_path):
+    scripts = {"metadata": METADATA_SCRIPT, "fragile": fragile_script(small_pack, "dev"),
+               "slow": fragile_script(small_pack, "dev", sleep_on_copies=30)}
+    out = {}
+    for name, script in scripts.items():
+        image_id = build_script_image(docker_client, tag=f"lb-robust-test:{name}", script=script)
+        out[name] = save_image(docker_client, image_id, tmp_path / f"{name}.tar")
+        docker_client.images.remove(image_id, force=True)
+    return out
+
+
+def _submit(client, token, path, method):  # noqa: F811
+    builder = EnvironBuilder(path="/api/v1/submissions", method="POST", data={
+        "benchmark": "syncred", "split": "dev", "method_name": method, "kind": "container",
+        "file": (io.BytesIO(path.read_bytes()), path.name)},
+        headers={"Authorization": f"Bearer {token}"})
+    environ = builder.get_environ()
+    try:
+        resp = client.open(environ)
+    finally:
+        environ["wsgi.input"].close()
+        builder.close()
+    assert resp.status_code == 202, resp.json
+    return resp.json["id"]
+
+
+def _headline(session, sid):
+    rows = session.scalars(select(RobustnessScore).where(
+        RobustnessScore.submission_id == sid, RobustnessScore.metric == "tpr_at_fpr_5"))
+    return {json.dumps(r.slice_json, sort_keys=True): r for r in rows}
+
+
+def _key(**kw):
+    return json.dumps({k: str(v) for k, v in kw.items()}, sort_keys=True)
+
+
+@pytest.fixture
+def built(app, session, small_pack):  # noqa: F811
+    """The small pack imported and its dev copies built by the job (inline)."""
+    from leaderboard.server.jobs.robustness import enqueue_build
+
+    with app.app_context():
+        with app.extensions["lb_db"].scope() as s:
+            import_pack(s, small_pack, data_dir=app.config["DATA_DIR"],
+                        label_keys=app.config["LABEL_KEYS"])
+        with app.extensions["lb_db"].scope() as s:
+            build_id = svc.request_build(s, get_benchmark(s, "syncred"), "dev").id
+        enqueue_build(build_id)
+    row = session.scalar(select(RobustnessBuild))
+    assert (row.status, row.done, row.total, row.reused) == ("ready", 32, 32, False), row.error
+    return row
+
+
+def test_runs_score_every_condition_and_budgets_stop_them(app, client, auth, session, built,  # noqa: F811
+                                                          tarballs):
+    token = auth.member()
+    ids = {name: _submit(client, token, tarballs[name], name) for name in ("metadata", "fragile")}
+    session.expire_all()
+    for name, sid in ids.items():
+        sub = session.get(Submission, sid)
+        assert sub.status == "scored", sub.failure_reason
+        run = session.scalar(select(RobustnessRun).where(RobustnessRun.submission_id == sid))
+        assert run.status == "scored", run.reason
+        assert (run.conditions, run.items) == (4, 8)
+        assert run.duration_s > 0 and run.clean_duration_s > 0
+        assert run.method_json["suites"][0]["suite"] == "images@1"
+
+    meta = _headline(session, ids["metadata"])
+    clean = meta[_key(modality="image", summary="clean")].value
+    for deg in ("jpeg", "blur"):
+        for level in (1, 5):
+            assert meta[_key(modality="image", degradation=deg, level=level)].value == clean
+    assert meta[_key(modality="image", summary="drop")].value == pytest.approx(0.0)
+
+    frag = _headline(session, ids["fragile"])
+    clean = frag[_key(modality="image", summary="clean")]
+    assert clean.value == pytest.approx(1.0) and clean.n == 8
+    worst = frag[_key(modality="image", summary="worst")]
+    assert worst.value < clean.value
+    assert frag[_key(modality="image", degradation="jpeg", level=5)].value < clean.value
+    drop = frag[_key(modality="image", summary="drop")]
+    assert drop.value > 0 and drop.ci_low <= drop.value <= drop.ci_high
+    # the clean scores are the ordinary ones, untouched by the track
+    assert session.scalar(select(Score.value).where(
+        Score.submission_id == ids["fragile"], Score.metric == "tpr_at_fpr_5",
+        Score.slice_key == "", Score.part == "all")) == pytest.approx(1.0)
+
+    # budgets: a plan over the item budget is not run; a run over the time budget is stopped
+    with app.app_context(), app.extensions["lb_db"].scope() as s:
+        svc.set_budget(s, get_benchmark(s, "syncred"), None, enabled=True, max_conditions=10,
+                       max_items=4, wall_s=600)
+    over = _submit(client, token, tarballs["metadata"], "over-items")
+    with app.app_context(), app.extensions["lb_db"].scope() as s:
+        svc.set_budget(s, get_benchmark(s, "syncred"), None, enabled=True, max_conditions=10,
+                       max_items=100, wall_s=1.5)
+    slow = _submit(client, token, tarballs["slow"], "slow")
+    session.expire_all()
+    for sid, why in ((over, "not run: 8 items per condition are over the benchmark's budget "
+                            "of 4"), (slow, "stopped after")):
+        assert session.get(Submission, sid).status == "scored"  # the clean score stays
+        run = session.scalar(select(RobustnessRun).where(RobustnessRun.submission_id == sid))
+        assert run.status == "over_budget" and run.reason.startswith(why), run.reason
+        assert not _headline(session, sid)
+    # copies are built once: a second request reuses them (no file is written)
+    from leaderboard.server.jobs.robustness import enqueue_build
+
+    with app.app_context():
+        with app.extensions["lb_db"].scope() as s:
+            again = svc.request_build(s, get_benchmark(s, "syncred"), "dev").id
+        enqueue_build(again)
+    session.expire_all()
+    rows = session.scalars(select(RobustnessBuild)).all()
+    assert len(rows) == 1 and rows[0].reused and rows[0].id == built.id
