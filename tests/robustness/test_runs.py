@@ -156,3 +156,99 @@ def test_runs_score_every_condition_and_budgets_stop_them(app, client, auth, ses
     session.expire_all()
     rows = session.scalars(select(RobustnessBuild)).all()
     assert len(rows) == 1 and rows[0].reused and rows[0].id == built.id
+
+
+def test_board_plot_pages_and_downloads(app, client, auth, session, built, tarballs):  # noqa: F811
+    from leaderboard.server.access import agreements, decisions
+    from leaderboard.server.services import accounts
+
+    token = auth.member()
+    sids = [_submit(client, token, tarballs[n], n) for n in ("fragile", "metadata")]
+    board = client.get("/api/v1/robustness/syncred/detection/dev").json
+    # both worst cases are 0 (TPR at 5% FPR of all-tied scores), as are their means: the
+    # earlier submission ranks first
+    assert [r["method"] for r in board["rows"]] == ["fragile", "metadata"]
+    assert [r["worst"]["value"] for r in board["rows"]] == [0.0, 0.0]
+    top = board["rows"][0]
+    assert set(top["means"]) == {"jpeg", "blur"} and top["rank"] == 1
+    assert top["clean"]["n"] == 8 and top["worst"]["ci_low"] is not None
+    assert board["method"]["suites"][0]["levels"] == [1, 5]
+    page = client.get("/benchmarks/syncred/robustness?task=detection&split=dev")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and 'id="robustness-board"' in html
+    assert "images@1" in html and "levels 1, 5" in html and "Worst case" in html
+    sub_page = client.get(f"/submissions/{sids[0]}").get_data(as_text=True)
+    assert 'id="robustness"' in sub_page and "vs severity" in sub_page
+    assert sub_page.count('class="faint"') == 2  # the other ranked submission's two lines
+    assert "<svg" in sub_page and ">clean</text>" in sub_page
+    api = client.get(f"/api/v1/submissions/{sids[0]}/robustness",
+                     headers={"Authorization": f"Bearer {token}"}).json
+    assert api["robustness"]["run"]["status"] == "scored"
+    assert client.get("/api/v1/robustness/syncred/nope/dev").status_code == 404
+
+    # downloads: dev copies for an agreement holder (with labels); test copies never
+    ada = session.scalar(select(Submission).where(Submission.id == sids[0])).user
+    admin = accounts.register(session, email="root@example.org", display_name="root",
+                              password="correct horse battery", is_admin=True)
+    bench = get_benchmark(session, "syncred")
+    req = agreements.sign(session, ada, bench, full_name="Ada", affiliation="Example University",
+                          intended_use="Evaluating our synthetic-image detector for a paper.",
+                          accepted=True, ip="127.0.0.1", user_agent="pytest")
+    decisions.approve(session, admin, req)
+    session.commit()
+    html = client.get("/benchmarks/syncred/robustness?task=detection&split=dev") \
+        .get_data(as_text=True)
+    import re
+    import zipfile
+
+    link = re.search(r'href="(/data/download/[^"]+)">syncred dev copies', html)
+    assert link, html[-2000:]
+    resp = client.get(link.group(1))
+    assert resp.status_code == 200
+    data = resp.data
+    resp.close()
+    zf = zipfile.ZipFile(io.BytesIO(data))
+    names = set(zf.namelist())
+    assert "robustness.json" in names and "splits/dev-image-jpeg-5/labels.jsonl" in names
+    assert len(zf.read("splits/dev-image-jpeg-5/labels.jsonl").splitlines()) == 8
+    from leaderboard.server.access.downloads import Target, make_token
+
+    with app.app_context():
+        bad = make_token(ada, Target("robustness", "syncred", "test"),
+                         secret_key=app.config["SECRET_KEY"])
+    assert client.get(f"/data/download/{bad}").status_code == 403  # the gate: test labels
+    from leaderboard.server.access.robustness_archive import robustness_archive
+    from leaderboard.server.services import NotFound
+
+    with pytest.raises(NotFound, match="never downloadable"):  # and the archive itself
+        robustness_archive(session, bench, "test", data_dir=app.config["DATA_DIR"],
+                           label_keys=app.config["LABEL_KEYS"])
+
+
+def test_admin_page_sets_budget_and_builds(app, client, session, built):  # noqa: F811
+    from leaderboard.server.services import accounts
+
+    accounts.register(session, email="root@example.org", display_name="root",
+                      password="correct horse battery", is_admin=True)
+    session.commit()
+    client.post("/login", data={"email": "root@example.org", "password": "correct horse battery"})
+    page = client.get("/admin/robustness/syncred").get_data(as_text=True)
+    assert "reused" not in page and "32 / 32" in page
+    resp = client.post("/admin/robustness/syncred/budget", data={
+        "enabled": "on", "max_conditions": "0", "max_items": "10", "wall_s": "60"})
+    assert resp.status_code == 303
+    flashed = client.get("/admin/robustness/syncred").get_data(as_text=True)
+    assert "max_conditions: must be between 1 and 500, got &#39;0&#39;" in flashed
+    client.post("/admin/robustness/syncred/budget", data={
+        "max_conditions": "4", "max_items": "10", "wall_s": "60"})
+    bench = get_benchmark(session, "syncred")
+    session.expire_all()
+    bud = svc.budget(session, bench)
+    assert (bud.enabled, bud.max_conditions, bud.max_items, bud.wall_s) == (False, 4, 10, 60.0)
+    client.post("/admin/robustness/syncred/build", data={"split": "dev"})
+    progress = client.get("/admin/robustness/syncred?format=json").json
+    assert [b["status"] for b in progress["builds"]] == ["ready"]
+    assert progress["builds"][0]["reused"] is True
+    resp = client.post("/admin/robustness/syncred/build", data={"split": "nope"})
+    assert "has no robustness plan" in client.get("/admin/robustness/syncred").get_data(
+        as_text=True)
