@@ -134,7 +134,8 @@ def _write(plan: CopiesPlan, out: Path, *, with_labels: bool, progress) -> None:
     splits, conds = [], []
     # level 0: the clean subset, the original bytes linked (or copied) in
     clean_split = condition_split(split, None)
-    _items_file(out, clean_split, pack, split, items, all_rows, lambda rel: degraded_path(rel, None, None),
+    _items_file(out, clean_split, pack, split, items, all_rows,
+                lambda rel: degraded_path(rel, None, None),
                 plan.labels if with_labels else None)
     for i in all_rows.tolist():
         for rel in items.value("media", i) or ():
@@ -191,7 +192,8 @@ def _write(plan: CopiesPlan, out: Path, *, with_labels: bool, progress) -> None:
                                 encoding="utf-8")
 
 
-def _items_file(out: Path, name: str, pack: Pack, split: str, items: Table, rows: np.ndarray, media_of,
+def _items_file(out: Path, name: str, pack: Pack, split: str, items: Table, rows: np.ndarray,
+                media_of,
                 labels: Table | None) -> None:
     folder = out / "splits" / name
     folder.mkdir(parents=True, exist_ok=True)

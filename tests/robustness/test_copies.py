@@ -13,7 +13,7 @@ from leaderboard.core.packs import load_pack
 from leaderboard.core.robustness import SUITES, Degradation, Suite, parse_config
 from leaderboard.core.robustness.layout import read_manifest
 from leaderboard.core.robustness.subset import select_subset, strata_of, take_rows
-from tests.robustness.conftest import SMALL_PLAN, set_plan
+from tests.robustness.conftest import set_plan
 
 
 def test_default_plan_and_field_errors():

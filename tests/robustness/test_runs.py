@@ -96,8 +96,8 @@ def built(app, session, small_pack):  # noqa: F811
     return row
 
 
-def test_runs_score_every_condition_and_budgets_stop_them(app, client, auth, session, built,  # noqa: F811
-                                                          tarballs):
+def test_runs_score_every_condition_and_budgets_stop_them(  # noqa: F811
+        app, client, auth, session, built, tarballs):  # noqa: F811
     token = auth.member()
     ids = {name: _submit(client, token, tarballs[name], name) for name in ("metadata", "fragile")}
     session.expire_all()

@@ -119,7 +119,8 @@ def parse_config(raw, *, modalities: tuple[str, ...], splits: tuple[str, ...]
             _err(problems, f"suites.{m}", f"no suite for modality {m!r}; degradable modalities: "
                  f"{sorted(DEFAULT_SUITE)}")
         elif m not in modalities:
-            _err(problems, f"suites.{m}", f"modality {m!r} is not one of the pack's {list(modalities)}")
+            _err(problems, f"suites.{m}",
+                 f"modality {m!r} is not one of the pack's {list(modalities)}")
     plans = []
     for m in modalities:
         if m not in DEFAULT_SUITE:
@@ -152,7 +153,8 @@ def _plan(modality: str, spec, problems: ProblemList) -> ModalityPlan | None:
         _err(problems, f"{where}.suite", str(exc.args[0]))
         return None
     if suite.modality != modality:
-        _err(problems, f"{where}.suite", f"suite {suite.ref} is for {suite.modality}, not {modality}")
+        _err(problems, f"{where}.suite",
+             f"suite {suite.ref} is for {suite.modality}, not {modality}")
         return None
     names = [d.name for d in suite.degradations]
     degr = spec.get("degradations", names)
@@ -162,8 +164,9 @@ def _plan(modality: str, spec, problems: ProblemList) -> ModalityPlan | None:
              f"from {names}, got {degr!r}")
         return None
     levels = spec.get("levels", list(LEVELS))
-    if not isinstance(levels, list) or not levels or any(
-            isinstance(v, bool) or v not in LEVELS for v in levels) or len(set(levels)) != len(levels):
+    bad_level = any(isinstance(v, bool) or v not in LEVELS for v in levels) \
+        if isinstance(levels, list) else True
+    if not isinstance(levels, list) or not levels or bad_level or len(set(levels)) != len(levels):
         _err(problems, f"{where}.levels", f"must be a non-empty list of distinct levels from "
              f"{list(LEVELS)}, got {levels!r}")
         return None

@@ -145,7 +145,8 @@ for _s in (IMAGES_1, VIDEO_1, AUDIO_1):
 def latest(name: str) -> Suite:
     versions = [s for s in SUITES.values() if s.name == name]
     if not versions:
-        raise KeyError(f"no suite named {name!r}; known: {sorted({s.name for s in SUITES.values()})}")
+        known = sorted({s.name for s in SUITES.values()})
+        raise KeyError(f"no suite named {name!r}; known: {known}")
     return max(versions, key=lambda s: (len(s.version), s.version))
 
 

@@ -57,9 +57,18 @@ def extra_time_s(session, sub: Submission, limits: Limits, data_dir: str) -> flo
     return min(bud.wall_s, limits.wall_s) + SCORING_MARGIN_S
 
 
-def run_degraded(*, sid: int, client, image_id: str, limits: Limits, gpu: int | None,
-                 env: dict, labels: dict, deployment: str, run_dir: Path,
-                 clean_duration_s: float, describe) -> None:
+def run_degraded(**kwargs) -> None:
+    """Run the image over the split's current copies (module doc); never raises (a failure is
+    logged and, when a run row exists, recorded on it): the clean run's outcome stands."""
+    try:
+        _run_degraded(**kwargs)
+    except Exception:
+        log.exception("job=container submission=%s robustness=error", kwargs.get("sid"))
+
+
+def _run_degraded(*, sid: int, client, image_id: str, limits: Limits, gpu: int | None,
+                  env: dict, labels: dict, deployment: str, run_dir: Path,
+                  clean_duration_s: float, describe) -> None:
     """``describe(result)``: the team-facing line of a failed harness run."""
     cfg = current_app.config
     db = get_db()
@@ -218,7 +227,15 @@ def _finish(run_id: int, status: str, reason: str | None, *, duration_s: float |
 
 def score_degraded(sid: int) -> None:
     """Score a ``ran`` degraded run (after the clean scores are stored): the clean subset from
-    the clean predictions, every condition from its file; records replace earlier ones."""
+    the clean predictions, every condition from its file; records replace earlier ones. Never
+    raises (the clean scores are stored already)."""
+    try:
+        _score_degraded(sid)
+    except Exception:
+        log.exception("job=container submission=%s robustness=scoring_error", sid)
+
+
+def _score_degraded(sid: int) -> None:
     from leaderboard.core.packs import load_pack
     from leaderboard.core.robustness.layout import condition_split
     from leaderboard.core.robustness.scoring import score_copies
