@@ -252,3 +252,24 @@ def test_admin_page_sets_budget_and_builds(app, client, session, built):  # noqa
     resp = client.post("/admin/robustness/syncred/build", data={"split": "nope"})
     assert "has no robustness plan" in client.get("/admin/robustness/syncred").get_data(
         as_text=True)
+
+
+def test_an_interrupted_degraded_run_is_recorded(app, session, built):  # noqa: F811
+    from leaderboard.server.jobs.robustness_run import mark_interrupted
+    from leaderboard.server.models import Team, User
+
+    team = Team(name="t", invite_code="x" * 16)
+    user = User(email="u@example.org", display_name="u", password_hash="x", team=team)
+    session.add_all([team, user])
+    session.flush()
+    sub = Submission(benchmark_id=built.benchmark_id, split="dev", team_id=team.id,
+                     user_id=user.id, kind="container", method_name="m", status="scoring")
+    session.add(sub)
+    session.flush()
+    session.add(RobustnessRun(submission_id=sub.id, status="running"))
+    session.commit()
+    with app.app_context():
+        mark_interrupted(sub.id)
+    session.expire_all()
+    run = session.scalar(select(RobustnessRun).where(RobustnessRun.submission_id == sub.id))
+    assert run.status == "failed" and run.reason.startswith("interrupted")

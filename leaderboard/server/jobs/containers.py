@@ -141,6 +141,8 @@ def run_container_submission(submission_id: int) -> dict:
             raise
         if predictions is None:
             return {"submission": sid, "status": "failed"}
+    else:
+        robustness_run.mark_interrupted(sid)
     summary = _score(dataclasses.replace(claim, upload_path=predictions), sid)
     if summary.get("status") == "scored":
         robustness_run.score_degraded(sid)  # records nothing and raises nothing for the clean run

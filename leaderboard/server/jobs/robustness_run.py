@@ -139,6 +139,21 @@ def _run(run_id: int, *, sid, client, image_id, limits: Limits, gpu, env, labels
     _finish(run_id, "ran", None, duration_s=result.duration_s, notes=notes)
 
 
+def mark_interrupted(sid: int) -> None:
+    """A re-queued container job (its worker died) skips the runs; a degraded run that was
+    still running then is recorded as failed, not left "running" (a finished one, ``ran``, is
+    still scored)."""
+    try:
+        with get_db().scope() as session:
+            run = svc.run_of(session, sid)
+            if run is not None and run.status == "running":
+                run.status, run.finished_at = "failed", utcnow()
+                run.reason = ("interrupted: the worker stopped during the degraded run (the "
+                              "image is not kept, so it is not run again)")
+    except Exception:
+        log.exception("submission=%s could not record the interrupted degraded run", sid)
+
+
 def runs_dir(data_dir: str, sid: int) -> Path:
     return Path(data_dir) / "robustness" / "runs" / str(int(sid))
 
