@@ -297,9 +297,31 @@ def _score_degraded(sid: int) -> None:
     log.info("job=container submission=%s robustness=scored records=%s", sid, n)
 
 
+SCORE_FUNC = "leaderboard.server.jobs.robustness_run.score_degraded"
+
+
+def enqueue_scoring(sid: int) -> None:
+    """Score an uploaded degraded run (`services.robustness_upload`) on the scoring queue, or
+    inline without Redis; a lost enqueue leaves the run ``ran`` (uploading again re-queues)."""
+    from leaderboard.server.jobs.queue import SCORING_QUEUE, enqueue_or_run_inline
+
+    cfg = current_app.config
+    enqueue_or_run_inline(SCORING_QUEUE, SCORE_FUNC, sid,
+                          job_id=f"robustness-{sid}-{secrets.token_hex(4)}",
+                          inline=score_degraded, kind="robustness ",
+                          job_timeout=int(cfg["SCORING_TIMEOUT_S"]), retry=None,
+                          description=f"score robustness predictions of submission {sid}",
+                          recovery="upload the robustness predictions again")
+
+
 def _filter_rows(src: Path, ids: set, dest: Path) -> None:
+    import gzip
+
     dest.parent.mkdir(parents=True, exist_ok=True)
-    with open(src, encoding="utf-8") as fh, open(dest, "w", encoding="utf-8") as out:
+    with open(src, "rb") as probe:
+        zipped = probe.read(2) == b"\x1f\x8b"
+    opener = gzip.open if zipped else open
+    with opener(src, "rt", encoding="utf-8") as fh, open(dest, "w", encoding="utf-8") as out:
         for line in fh:
             try:
                 if json.loads(line).get("id") in ids:

@@ -5,7 +5,8 @@ Thin views over `boards.robustness` and `services.robustness`:
 * ``/benchmarks/<key>/robustness`` (``?task=&split=&modality=``): the board, the method (suites,
   levels, items), and the dev copies' download link for agreement holders;
 * ``/api/v1/robustness/<key>/<task>/<split>``: the same board as JSON;
-* ``/api/v1/submissions/<id>/robustness``: a visible submission's degraded run and records;
+* ``/api/v1/submissions/<id>/robustness``: a visible submission's degraded run and records
+  (GET); a predictions team's opt-in upload for the dev copies (POST, `robustness_upload`);
 * ``/admin/robustness/<key>``: the budget form, build requests and the builds' progress
   (``?format=json`` for polling).
 """
@@ -100,6 +101,30 @@ def api_submission(submission_id: int):
     if sub is None or not can_see_submission(user, sub):
         raise NotFound(f"no submission {submission_id}")
     return jsonify({"submission": sub.id, "robustness": svc.submission_robustness(session, sub)})
+
+
+@api_bp.post("/submissions/<int:submission_id>/robustness")
+def api_upload(submission_id: int):
+    """A predictions team's opt-in: ``file`` = JSONL rows with ``condition`` (dev copies)."""
+    from leaderboard.server.jobs.robustness_run import enqueue_scoring
+    from leaderboard.server.services.robustness_upload import accept_predictions
+
+    session = get_session()
+    user = api_user()
+    sub = session.get(Submission, submission_id)
+    if sub is None or not can_see_submission(user, sub):
+        raise NotFound(f"no submission {submission_id}")
+    upload = request.files.get("file")
+    if upload is None:
+        raise ServiceError("send the predictions as the multipart field 'file'")
+    cfg = current_app.config
+    run = accept_predictions(session, sub, user, upload.read(), data_dir=cfg["DATA_DIR"],
+                             max_bytes=int(cfg["MAX_UPLOAD_MB"]) * 1024 * 1024)
+    session.commit()
+    enqueue_scoring(sub.id)
+    session.expire_all()
+    return jsonify({"submission": sub.id, "robustness": svc.submission_robustness(
+        session, session.get(Submission, submission_id))}), 202
 
 
 def submission_section(session, sub: Submission) -> dict | None:
