@@ -172,11 +172,14 @@ def test_board_plot_pages_and_downloads(app, client, auth, session, built, tarba
     top = board["rows"][0]
     assert set(top["means"]) == {"jpeg", "blur"} and top["rank"] == 1
     assert top["clean"]["n"] == 8 and top["worst"]["ci_low"] is not None
+    # equal worst cases in every resample: both rows share the interval 1-2 (tied first)
+    assert [r["rank_interval"]["label"] for r in board["rows"]] == ["1 (1–2)", "2 (1–2)"]
     assert board["method"]["suites"][0]["levels"] == [1, 5]
     page = client.get("/benchmarks/syncred/robustness?task=detection&split=dev")
     html = page.get_data(as_text=True)
     assert page.status_code == 200 and 'id="robustness-board"' in html
     assert "images@1" in html and "levels 1, 5" in html and "Worst case" in html
+    assert 'class="rank-interval"' in html and "tied 1st" in html
     sub_page = client.get(f"/submissions/{sids[0]}").get_data(as_text=True)
     assert 'id="robustness"' in sub_page and "vs severity" in sub_page
     assert sub_page.count('class="faint"') == 2  # the other ranked submission's two lines

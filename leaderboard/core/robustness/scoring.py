@@ -53,6 +53,9 @@ class RobustnessResult:
     notes: list[str] = field(default_factory=list)
     #: conditions scored (keys ``image-jpeg-3``; ``clean``), in manifest order
     scored: list[str] = field(default_factory=list)
+    #: (task, modality) -> {"clean" or condition key: per-item `Outcome` of the headline}, for
+    #: the board's rank intervals; never in `as_dict` (outcomes reveal labels)
+    outcomes: dict[tuple[str, str], dict[str, Outcome]] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         return {"records": [r.as_dict() for r in self.records], "notes": self.notes,
@@ -112,7 +115,8 @@ def score_copies(copies: str | os.PathLike | Pack, predictions: dict[str, str | 
         outcomes[key] = result.outcomes.get("all", {})
         out.scored.append(key)
     conds = [c for c in manifest_conditions(manifest) if c.key in outcomes]
-    out.records.extend(summaries(pack, conds, outcomes, n_resamples=n_resamples))
+    out.records.extend(summaries(pack, conds, outcomes, n_resamples=n_resamples,
+                                 keep=out.outcomes))
     return out
 
 
@@ -129,8 +133,9 @@ def _on_modality(o: Outcome, modality: str) -> Outcome | None:
 
 
 def summaries(pack: Pack, conditions: list[Condition], outcomes: dict[str, dict[str, Outcome]],
-              *, n_resamples: int = N_RESAMPLES) -> list[MetricRecord]:
-    """Mean per degradation, worst case and mean drop of each task's headline (module doc)."""
+              *, n_resamples: int = N_RESAMPLES, keep: dict | None = None) -> list[MetricRecord]:
+    """Mean per degradation, worst case and mean drop of each task's headline (module doc).
+    ``keep`` receives the series each summary came from ((task, modality) -> key -> Outcome)."""
     records: list[MetricRecord] = []
     clean = outcomes.get(CLEAN, {})
     for task in pack.tasks:
@@ -146,6 +151,8 @@ def summaries(pack: Pack, conditions: list[Condition], outcomes: dict[str, dict[
             series = [base] + [_on_modality(outcomes[c.key][task.key], modality) for c in mine]
             if any(s is None or s.fingerprint() != base.fingerprint() for s in series):
                 continue  # not the same items (should not happen: one subset per modality)
+            if keep is not None:
+                keep[(task.key, modality)] = dict(zip([CLEAN] + [c.key for c in mine], series))
             point, draws = joint_draws(series, n_resamples=n_resamples, seed=SEED)
             n = len(base)
 

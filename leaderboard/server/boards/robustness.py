@@ -8,8 +8,10 @@ drop from clean.
 
 Ranking (the rule under the board, `RULE`): by the worst case, best first (the metric's own
 direction); ties by the mean over degradations, then the earlier submission. Disqualified rows
-are shown, unranked. Rank intervals are not computed for this board: its per-item outcomes are
-not stored (the CIs are per row).
+are shown, unranked. Each of the top 100 ranked rows gets a 95% rank interval for the worst
+case: the per-item outcomes of every condition (`services.robustness_outcomes`) are resampled
+jointly, the same items for every row and condition, and the worst case recomputed per
+resample (`core.rank_intervals.rank_intervals`).
 
 Cached with the benchmark's boards (`boards.cache`): the scoring job calls `invalidate_boards`
 after storing a degraded run's records, as do hiding, disqualifying and re-importing.
@@ -19,16 +21,25 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from leaderboard.core.rank_intervals import SEED, joint_draws, rank_intervals
 from leaderboard.server.boards.cache import get_cache
+from leaderboard.server.boards.intervals import data_dir
 from leaderboard.server.models import Benchmark, Submission, Team
 from leaderboard.server.models.robustness import RobustnessRun, RobustnessScore
-from leaderboard.server.services import NotFound
+from leaderboard.server.services import NotFound, robustness_outcomes
+
+#: ranked rows that get a rank interval (as the other boards)
+TOP = 100
 
 RULE = ("Ranked by the worst condition's headline (best first, in the metric's direction); ties "
         "by the mean over degradations, then the earlier submission. Every value is on the same "
         "seeded, class-stratified subset of items (level 0 = the clean subset); 95% CIs from "
         "1,000 bootstrap resamples of those items, shared by the clean value and every "
-        "condition of a row. Disqualified rows are shown but not ranked.")
+        "condition of a row. Disqualified rows are shown but not ranked. Rank interval (95%): from 1 + "
+        "the number of submissions whose worst case is significantly better to the number of "
+        "ranked submissions minus those significantly worse, \"significantly\" meaning in more "
+        "than 97.5% of 1,000 joint bootstrap resamples of the subset's items (the same items "
+        "for every submission and condition); only the top 100 rows get one.")
 
 
 def _task(bench: Benchmark, task: str) -> dict:
@@ -120,17 +131,48 @@ def compute_board(session: Session, bench: Benchmark, task_key: str, split: str,
     rank = 0
     for row in rows:
         row.pop("_mean")
+        row["rank_interval"] = None
         if not row["disqualified_reason"]:
             rank += 1
             row["rank"] = rank
         else:
             row["rank"] = None
+    if modality is not None:
+        _intervals(rows, task_key, modality, higher)
     return {"benchmark": bench.key, "title": bench.title, "task": task_key,
             "task_title": task.get("title", task_key), "split": split, "modality": modality,
             "modalities": modalities, "metric": task["headline"],
             "metric_title": metric.get("title", task["headline"]),
             "fmt": metric.get("fmt", "num"), "higher_is_better": higher,
             "degradations": degradations, "rows": rows, "rule": RULE}
+
+
+def _intervals(rows: list[dict], task_key: str, modality: str, higher: bool) -> None:
+    """Each of the top `TOP` ranked rows gets its 95% rank interval for the worst case, from a
+    joint bootstrap over the subset's items (the same resampled items for every row and every
+    condition, `core.rank_intervals`); rows without stored outcomes, or scored on other items
+    (another plan), get none."""
+    ranked = [r for r in rows if r["rank"] is not None]
+    base, considered, series = None, [], []
+    for row in ranked[:TOP]:
+        s = robustness_outcomes.read(data_dir(), row["submission_id"], task_key, modality)
+        if s is None:
+            continue
+        sig = [(k, o.fingerprint()) for k, o in s.items()]
+        base = base or sig
+        if sig == base and len(sig) > 1:
+            considered.append(row)
+            series.append(list(s.values()))
+    if len(considered) < 2:
+        return
+    n_cond = len(series[0])
+    _, draws = joint_draws([o for s in series for o in s], seed=SEED)
+    cube = draws.reshape(draws.shape[0], len(considered), n_cond)[:, :, 1:]
+    worst = cube.min(axis=2) if higher else cube.max(axis=2)
+    for row, iv in zip(considered, rank_intervals(worst, [r["rank"] for r in considered],
+                                                  higher_is_better=higher,
+                                                  total=len(ranked))):
+        row["rank_interval"] = iv.as_dict()
 
 
 def board(session: Session, bench: Benchmark, task_key: str, split: str,

@@ -41,6 +41,7 @@ from leaderboard.server.db import get_db
 from leaderboard.server.models import Benchmark, LabelSet, Submission, utcnow
 from leaderboard.server.models.robustness import RobustnessRun
 from leaderboard.server.services import robustness as svc
+from leaderboard.server.services import robustness_outcomes
 
 log = logging.getLogger(__name__)
 
@@ -293,6 +294,7 @@ def _score_degraded(sid: int) -> None:
         run = session.get(RobustnessRun, run_id)
         run.status = "scored"
         run.notes_json = list(run.notes_json or []) + result.notes
+    robustness_outcomes.write(cfg["DATA_DIR"], sid, result.outcomes)  # before invalidating
     invalidate_boards(bench_key)  # the robustness board is cached under the benchmark
     log.info("job=container submission=%s robustness=scored records=%s", sid, n)
 
