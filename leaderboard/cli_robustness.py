@@ -24,8 +24,13 @@ def degrade_cmd(pack_dir: Path, split: str, out: Path, no_labels: bool) -> None:
     from leaderboard.builders.copies import build_copies, plan_copies
     from leaderboard.core.packs import load_pack
 
-    pack = load_pack(pack_dir)
-    plan = plan_copies(pack, split)
+    from leaderboard.core.errors import LeaderboardError
+
+    try:
+        pack = load_pack(pack_dir)
+        plan = plan_copies(pack, split)
+    except LeaderboardError as exc:
+        raise click.ClickException(str(exc)) from None
     if plan is None:
         raise click.ClickException(f"{pack.key} has no robustness plan for split {split!r} "
                                    "(benchmark.yaml, key 'robustness')")
@@ -37,7 +42,10 @@ def degrade_cmd(pack_dir: Path, split: str, out: Path, no_labels: bool) -> None:
             last[0] = pct
             click.echo(f"  {done}/{total} files", err=True)
 
-    folder = build_copies(plan, out, with_labels=not no_labels, progress=progress)
+    try:
+        folder = build_copies(plan, out, with_labels=not no_labels, progress=progress)
+    except ValueError as exc:  # DegradeError: names the item, file and condition
+        raise click.ClickException(str(exc)) from None
     click.echo(str(folder))
 
 
@@ -78,7 +86,12 @@ def score_cmd(copies: Path, preds: Path, as_json: bool) -> None:
     from leaderboard.core.packs import load_pack
     from leaderboard.core.robustness.scoring import score_copies
 
-    pack = load_pack(copies)
+    from leaderboard.core.errors import LeaderboardError
+
+    try:
+        pack = load_pack(copies)
+    except LeaderboardError as exc:
+        raise click.ClickException(str(exc)) from None
     files = {}
     for split in pack.splits:
         for cand in (preds / f"{split}.jsonl", preds / split / "predictions.jsonl"):
@@ -86,7 +99,7 @@ def score_cmd(copies: Path, preds: Path, as_json: bool) -> None:
                 files[split] = cand
     try:
         result = score_copies(pack, files)
-    except ValueError as exc:
+    except (ValueError, LeaderboardError) as exc:  # the clean subset's file is needed and valid
         raise click.ClickException(str(exc)) from None
     if as_json:
         click.echo(json.dumps(result.as_dict(), indent=1))

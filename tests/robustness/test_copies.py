@@ -142,3 +142,18 @@ def test_held_out_subsets_use_the_public_part_only(small_pack):
     labels = load_pack(small_pack).labels("test")
     parts = set(labels.decoded("part")[plan.rows["image"]].tolist())
     assert parts == {"public"} and len(plan.rows["image"]) == 8
+
+
+def test_offline_commands_fail_with_a_message(small_pack, tmp_path):
+    from click.testing import CliRunner
+
+    from leaderboard.cli import main
+
+    runner = CliRunner()
+    set_plan(small_pack, False)
+    res = runner.invoke(main, ["degrade", "--pack", str(small_pack), "--split", "dev",
+                               "--out", str(tmp_path)])
+    assert res.exit_code == 1 and "has no robustness plan for split 'dev'" in res.output
+    res = runner.invoke(main, ["robustness-score", "--copies", str(small_pack),
+                               "--predictions", str(tmp_path)])
+    assert res.exit_code == 1 and "not a degraded-copies manifest" in res.output
