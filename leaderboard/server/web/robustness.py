@@ -86,6 +86,10 @@ def board_page(key: str):
 
 @api_bp.get("/robustness/<key>/<task>/<split>")
 def api_board(key: str, task: str, split: str):
+    """The robustness board of a benchmark x task x split (``?modality=``) as JSON.
+
+    Rows: clean headline on the subset, the mean per degradation, the worst case and the mean
+    drop, each {value, ci_low, ci_high, n}, with the rank interval; plus the method statement."""
     session = get_session()
     bench = get_benchmark(session, key)
     task, split = _defaults(bench, task, split)
@@ -95,6 +99,7 @@ def api_board(key: str, task: str, split: str):
 
 @api_bp.get("/submissions/<int:submission_id>/robustness")
 def api_submission(submission_id: int):
+    """A visible submission's degraded run (status, reason, method) and its robustness records."""
     session = get_session()
     sub = session.get(Submission, submission_id)
     user = api_user(required=False)
