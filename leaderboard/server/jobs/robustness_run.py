@@ -77,8 +77,9 @@ def _run_degraded(*, sid: int, client, image_id: str, limits: Limits, gpu: int |
         sub = session.get(Submission, sid)
         bench = session.get(Benchmark, sub.benchmark_id)
         bud = svc.budget(session, bench)
-        if not bud.enabled or svc.config_of(bench) is None:
-            return
+        config = svc.config_of(bench)
+        if not bud.enabled or config is None or sub.split not in config.splits:
+            return  # no track for this benchmark or split: no row, nothing to show
         build = svc.current_build(session, bench, sub.split, data_dir=cfg["DATA_DIR"])
         old = svc.run_of(session, sid)
         if old is not None:
