@@ -45,16 +45,37 @@ def app_config(sqlite_url, tmp_path):  # noqa: F811
                        DAILY_QUOTA=20, **LIMITS)
 
 
-@pytest.fixture
-def tarballs(docker_client, small_pack, tmp_path):
-    scripts = {"metadata": METADATA_SCRIPT, "fragile": fragile_script(small_pack, "dev"),
-               "slow": fragile_script(small_pack, "dev", sleep_on_copies=30)}
-    out = {}
-    for name, script in scripts.items():
-        image_id = build_script_image(docker_client, tag=f"lb-robust-test:{name}", script=script)
-        out[name] = save_image(docker_client, image_id, tmp_path / f"{name}.tar")
-        docker_client.images.remove(image_id, force=True)
+@pytest.fixture(scope="module")
+def tarballs(docker_client, base_packs, tmp_path_factory):
+    """``docker save`` tarballs of the test detectors, built once (the small pack's media are the
+    demo pack's, so the fragile detector's baked-in hashes hold)."""
+    pack, tmp_path = base_packs["syncred"], tmp_path_factory.mktemp("robust-tarballs")
+    scripts = {"metadata": METADATA_SCRIPT, "fragile": fragile_script(pack, "dev"),
+               "slow": fragile_script(pack, "dev", sleep_on_copies=30),
+               "crashy": ("grep -q 'media/r/' /input/items.jsonl && "
+                          "{ echo 'cannot decode this jpeg' >&2; exit 3; }\n" + METADATA_SCRIPT)}
+    out, built = {}, []
+    try:  # every image built before any is removed: removing one can drop a shared cached layer
+        for name, script in scripts.items():
+            image_id = _build(docker_client, f"lb-robust-test:{name}", script)
+            built.append(image_id)
+            out[name] = save_image(docker_client, image_id, tmp_path / f"{name}.tar")
+    finally:
+        for image_id in built:  # runs load the image from the upload, as in production
+            try:
+                docker_client.images.remove(image_id, force=True)
+            except docker.errors.APIError:
+                pass
     return out
+
+
+def _build(client, tag: str, script: str) -> str:
+    """One retry: the engine is shared, and another suite removing an image can invalidate a
+    cached layer mid-build ("unknown parent image ID")."""
+    try:
+        return build_script_image(client, tag=tag, script=script)
+    except docker.errors.BuildError:
+        return build_script_image(client, tag=tag, script=script)
 
 
 def _submit(client, token, path, method):  # noqa: F811
@@ -142,13 +163,22 @@ def test_runs_score_every_condition_and_budgets_stop_them(  # noqa: F811
         svc.set_budget(s, get_benchmark(s, "syncred"), None, enabled=True, max_conditions=10,
                        max_items=100, wall_s=1.5)
     slow = _submit(client, token, tarballs["slow"], "slow")
+    crashy = _submit(client, token, tarballs["crashy"], "crashy")
     session.expire_all()
+    assert session.get(Submission, crashy).status == "scored"
+    run = session.scalar(select(RobustnessRun).where(RobustnessRun.submission_id == crashy))
+    assert run.status == "failed" and run.reason.startswith("exit code 3")
+    assert "cannot decode this jpeg" in run.notes_json[-1]
+    page = client.get(f"/submissions/{crashy}").get_data(as_text=True)
+    assert "cannot decode this jpeg" in page and "exit code 3" in page
     for sid, why in ((over, "not run: 8 items per condition are over the benchmark's budget "
                             "of 4"), (slow, "stopped after")):
         assert session.get(Submission, sid).status == "scored"  # the clean score stays
         run = session.scalar(select(RobustnessRun).where(RobustnessRun.submission_id == sid))
         assert run.status == "over_budget" and run.reason.startswith(why), run.reason
         assert not _headline(session, sid)
+    slow_run = session.scalar(select(RobustnessRun).where(RobustnessRun.submission_id == slow))
+    assert slow_run.duration_s < 10  # stopped at the budget, not the harness's 20 s
     # copies are built once: a second request reuses them (no file is written)
     from leaderboard.server.jobs.robustness import enqueue_build
 

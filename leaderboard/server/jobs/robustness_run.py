@@ -131,7 +131,8 @@ def _run(run_id: int, *, sid, client, image_id, limits: Limits, gpu, env, labels
                                              f"benchmark's robustness budget of {budget_s:g} s")
         else:
             status, reason = "failed", describe(result)
-        _finish(run_id, status, reason, duration_s=result.duration_s)
+        _finish(run_id, status, reason, duration_s=result.duration_s,
+                notes=_log_note(result, env.get("LB_BENCHMARK", "")))
         return
     dest = runs_dir(cfg["DATA_DIR"], sid)
     shutil.rmtree(dest, ignore_errors=True)
@@ -139,6 +140,25 @@ def _run(run_id: int, *, sid, client, image_id, limits: Limits, gpu, env, labels
     notes = [f"{dropped} prediction rows named ids that were not in the input; ignored"] \
         if dropped else []
     _finish(run_id, "ran", None, duration_s=result.duration_s, notes=notes)
+
+
+#: characters of a failed degraded run's log kept for the team (its end)
+LOG_TAIL_CHARS = 2000
+
+
+def _log_note(result, benchmark_key: str) -> list[str]:
+    """The end of a failed degraded run's log, under the benchmark's log policy (``hidden``:
+    nothing, as for the clean run; its ids are the opaque ones, so it reveals no mapping)."""
+    from leaderboard.core.benchmarks.base import get_benchmark
+
+    try:
+        policy = get_benchmark(benchmark_key).container_logs
+    except KeyError:
+        return []
+    text = (result.logs or "").strip()
+    if policy == "hidden" or not text:
+        return []
+    return [f"end of the degraded run's log:\n{text[-LOG_TAIL_CHARS:]}"]
 
 
 def mark_interrupted(sid: int) -> None:
