@@ -147,7 +147,13 @@ def latest(name: str) -> Suite:
     if not versions:
         known = sorted({s.name for s in SUITES.values()})
         raise KeyError(f"no suite named {name!r}; known: {known}")
-    return max(versions, key=lambda s: (len(s.version), s.version))
+    return max(versions, key=lambda s: _version_key(s.version))
+
+
+def _version_key(version: str) -> tuple:
+    """Natural order ("2" < "10"; "1" < "1.1"); non-numeric parts compare as text after numbers."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p)
+                 for p in version.replace("-", ".").split("."))
 
 
 def get_suite(name: str, version: str | None = None) -> Suite:
