@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from leaderboard.server.boards.plots import PALETTE, _svg_open, esc, format_value
+from leaderboard.server.boards.plots import PALETTE, _svg_open, _title_width, esc, format_value
 
 
 def severity_svg(series: Sequence[Mapping], faint: Sequence[Mapping] = (), *, title: str,
@@ -21,8 +21,8 @@ def severity_svg(series: Sequence[Mapping], faint: Sequence[Mapping] = (), *, ti
     hi = upper if upper is not None else max(ys + [1.0])
     if hi <= lo:
         hi = lo + 1.0
-    left, top, plot_w, plot_h = 52, 28, 300, 200
-    width = left + plot_w + 20
+    left, top, plot_w, plot_h = 64, 28, 300, 200
+    width = max(left + plot_w + 20, _title_width(title))
     height = top + plot_h + 44 + 14 * len(series)
 
     def px(level: float) -> float:
