@@ -261,5 +261,7 @@ def library_versions() -> dict:
     if exe:
         first = subprocess.run([exe, "-hide_banner", "-version"], capture_output=True,
                                text=True, timeout=30).stdout.splitlines()
-        out["ffmpeg"] = first[0] if first else "unknown"
+        words = first[0].split() if first else []
+        # "ffmpeg version 5.1.9-0+deb12u1 Copyright ..." -> "5.1.9-0+deb12u1"
+        out["ffmpeg"] = words[2] if len(words) > 2 and words[1] == "version" else "unknown"
     return out

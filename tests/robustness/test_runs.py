@@ -215,6 +215,7 @@ def test_board_plot_pages_and_downloads(app, client, auth, session, built, tarba
     assert 'class="rank-interval"' in html and "tied 1st" in html
     sub_page = client.get(f"/submissions/{sids[0]}").get_data(as_text=True)
     assert 'id="robustness"' in sub_page and "vs severity" in sub_page
+    assert "4 conditions of up to 8 items" in sub_page and "ffmpeg 5." in sub_page
     assert sub_page.count('class="faint"') == 2  # the other ranked submission's two lines
     assert "<svg" in sub_page and ">clean</text>" in sub_page
     api = client.get(f"/api/v1/submissions/{sids[0]}/robustness",
