@@ -252,3 +252,9 @@ from leaderboard.client import submit_cmd  # noqa: E402
 
 main.add_command(build_pack)
 main.add_command(submit_cmd, "submit")
+
+from leaderboard.cli_robustness import degrade_cmd, inputs_cmd, score_cmd  # noqa: E402
+
+main.add_command(degrade_cmd)
+main.add_command(inputs_cmd)
+main.add_command(score_cmd)

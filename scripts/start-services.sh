@@ -29,6 +29,9 @@ fi
 # Chromium for Playwright (the Python package drives /usr/bin/chromium; no browser download)
 [ -x /usr/bin/chromium ] || apt_install chromium
 
+# ffmpeg (libx264, libmp3lame, libopus): the robustness track's video and audio degradations
+command -v ffmpeg >/dev/null || apt_install ffmpeg
+
 # nginx, to run the deploy guide's reverse-proxy configuration in front of gunicorn (not started
 # as a service: the tests start their own instance)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || apt_install nginx-light

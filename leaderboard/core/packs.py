@@ -370,6 +370,9 @@ class Pack:
 
         A scoring-only pack's media are absent by declaration and are not checked."""
         check_media = check_media and not self.scoring_only
+        from leaderboard.core.robustness.config import pack_config
+
+        pack_config(self)  # the robustness plan (issue 26): PackError naming the bad field
         for name in (self.meta.agreement, self.meta.description):
             if not (self.root / name).is_file():
                 raise PackError(f"missing {name}")

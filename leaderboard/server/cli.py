@@ -337,3 +337,8 @@ from leaderboard.server.cli_judges import judge_agreement, rejudge  # noqa: E402
 
 server.add_command(rejudge)
 server.add_command(judge_agreement)
+
+from leaderboard.server.cli_robustness import robustness_budget, robustness_build  # noqa: E402
+
+server.add_command(robustness_build)
+server.add_command(robustness_budget)

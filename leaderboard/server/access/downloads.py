@@ -27,7 +27,7 @@ from leaderboard.server.services import Forbidden, ServiceError
 from leaderboard.server.services.benchmarks import get_benchmark
 
 SALT = "leaderboard.download.v1"
-KINDS = ("items", "media", "labels", "archive")
+KINDS = ("items", "media", "labels", "archive", "robustness")
 DEFAULT_TTL_S = 600
 
 
@@ -72,6 +72,8 @@ class Target:
         labels = ("test_labels" if archives.is_held_out(self.split) else "dev_labels",)
         if self.kind == "labels":
             return labels
+        if self.kind == "robustness":  # degraded dev copies with their labels (issue 26)
+            return ("items", "media") + labels
         return ("items", "media") + (labels if self.labels else ())
 
     def describe(self) -> str:
@@ -153,6 +155,12 @@ def _resolve(session, bench, target: Target, *, data_dir, label_keys) -> tuple[P
         path = archives.dev_labels_file(session, bench, target.split, data_dir=data_dir,
                                         label_keys=label_keys)
         return path, f"{bench.key}-{target.split}-labels.jsonl"
+    if target.kind == "robustness":
+        from leaderboard.server.access.robustness_archive import robustness_archive
+
+        path = robustness_archive(session, bench, target.split, data_dir=data_dir,
+                                  label_keys=label_keys)
+        return path, path.name
     path = archives.split_archive(session, bench, target.split, with_labels=target.labels,
                                   data_dir=data_dir, label_keys=label_keys)
     return path, archives.archive_name(bench, target.split)

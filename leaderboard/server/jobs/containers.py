@@ -12,7 +12,11 @@ gpu``) goes through:
 3. exit 0 with predictions -> the predictions become the submission's file and the scoring
    service scores them exactly as an upload (validation, records, boards); any other ending ->
    failed with the harness's reason and message (counted toward the quota: the container ran;
-   a run the data-use gate refuses is not counted).
+   a run the data-use gate refuses is not counted);
+4. the robustness track (`robustness_run`, issue 26): after a clean run that exited 0, the same
+   loaded image runs once over the split's degraded copies (when built, enabled and within the
+   benchmark's budget), and after the clean scores are stored those predictions are scored
+   into robustness records. Neither step can change the clean outcome.
 
 Anything wrong with the image itself (inspection, a config that lies about its layers, a
 Docker refusal of its content, its size once loaded, a copy of an image the host already has)
@@ -51,6 +55,7 @@ from leaderboard.core.errors import PredictionError
 from leaderboard.core.packs import HELD_OUT_SPLITS
 from leaderboard.server.access.gate import can_access, is_scoring_only
 from leaderboard.server.db import get_db
+from leaderboard.server.jobs import robustness_run
 from leaderboard.server.jobs.container_inputs import build_input_dir
 from leaderboard.server.jobs.queue import GPU_QUEUE, TRANSIENT, enqueue_or_run_inline, mark_queued
 from leaderboard.server.jobs.scoring import record_invalid, store_scores
@@ -81,9 +86,18 @@ class Plan:
     refused: str | None
 
 
-def job_timeout_s(cfg) -> int:
-    """RQ timeout of one container job: the run's wall limit plus ``CONTAINER_MARGIN_S``."""
-    return int(math.ceil(Limits.from_mapping(cfg).wall_s)) + int(cfg["CONTAINER_MARGIN_S"])
+def job_timeout_s(cfg, extra_s: float = 0.0) -> int:
+    """RQ timeout of one container job: the run's wall limit plus ``CONTAINER_MARGIN_S``, plus
+    ``extra_s`` when a degraded run follows (`robustness_run.extra_time_s`)."""
+    return (int(math.ceil(Limits.from_mapping(cfg).wall_s)) + int(cfg["CONTAINER_MARGIN_S"])
+            + int(math.ceil(extra_s)))
+
+
+def _robust_extra(session, sid: int, cfg) -> float:
+    sub = session.get(Submission, sid)
+    if sub is None or sub.kind != "container":
+        return 0.0
+    return robustness_run.extra_time_s(session, sub, Limits.from_mapping(cfg), cfg["DATA_DIR"])
 
 
 def run_container_submission(submission_id: int) -> dict:
@@ -94,7 +108,8 @@ def run_container_submission(submission_id: int) -> dict:
     try:
         limits = Limits.from_mapping(cfg)
         with db.scope() as session:
-            claim = svc.claim(session, sid, data_dir=cfg["DATA_DIR"], timeout_s=job_timeout_s(cfg))
+            claim = svc.claim(session, sid, data_dir=cfg["DATA_DIR"],
+                              timeout_s=job_timeout_s(cfg, _robust_extra(session, sid, cfg)))
             plan = _plan(session, sid, cfg) if claim is not None else None
             if plan is not None and plan.refused:
                 _record_failure(session, sid, "access_denied",
@@ -126,7 +141,12 @@ def run_container_submission(submission_id: int) -> dict:
             raise
         if predictions is None:
             return {"submission": sid, "status": "failed"}
-    return _score(dataclasses.replace(claim, upload_path=predictions), sid)
+    else:
+        robustness_run.mark_interrupted(sid)
+    summary = _score(dataclasses.replace(claim, upload_path=predictions), sid)
+    if summary.get("status") == "scored":
+        robustness_run.score_degraded(sid)  # records nothing and raises nothing for the clean run
+    return summary
 
 
 def _plan(session, sid: int, cfg) -> Plan:
@@ -173,12 +193,12 @@ def _run(plan: Plan, cfg, limits: Limits) -> Path | None:
         output_dir = run_dir / "output"
         output_dir.mkdir(parents=True)
         input_dir = build_input_dir(plan.pack_path, plan.split, run_dir / "input")
+        env = {"LB_BENCHMARK": plan.benchmark_key, "LB_SPLIT": plan.split,
+               "LB_TASKS": plan.tasks}
+        labels = {"lb.benchmark": plan.benchmark_key, "lb.split": plan.split}
         result = run_submission(
             client=client, image_id=image_id, input_dir=input_dir, output_dir=output_dir,
-            limits=limits, submission_id=sid, gpu=plan.gpu,
-            env={"LB_BENCHMARK": plan.benchmark_key, "LB_SPLIT": plan.split,
-                 "LB_TASKS": plan.tasks},
-            labels={"lb.benchmark": plan.benchmark_key, "lb.split": plan.split},
+            limits=limits, submission_id=sid, gpu=plan.gpu, env=env, labels=labels,
             deployment=deployment)
         with db.scope() as session:
             _finish_run(session.get(ContainerRun, run_id), result)
@@ -193,6 +213,12 @@ def _run(plan: Plan, cfg, limits: Limits) -> Path | None:
             sub = session.get(Submission, sid)
             sub.file_path = str(dest.relative_to(Path(cfg["DATA_DIR"])))
         _remove_upload(plan.upload)
+        # the robustness track (issue 26): the same image over the degraded copies, while it
+        # is still loaded; its outcome never changes the clean run's
+        robustness_run.run_degraded(
+            sid=sid, client=client, image_id=image_id, limits=limits, gpu=plan.gpu, env=env,
+            labels=labels, deployment=deployment, run_dir=run_dir,
+            clean_duration_s=result.duration_s, describe=failure_reason)
         return dest
     finally:
         if image_id is not None:
@@ -303,9 +329,11 @@ def enqueue_container(submission_id: int, *, at_front: bool = False) -> str:
     cfg = current_app.config
     job_id = f"run-{submission_id}-{uuid.uuid4().hex[:8]}"
     mark_queued(submission_id, job_id, cfg["QUEUE_DEADLINE_S"])
+    with get_db().scope() as session:
+        extra = _robust_extra(session, submission_id, cfg)
     enqueue_or_run_inline(GPU_QUEUE, CONTAINER_JOB_FUNC, submission_id, job_id=job_id,
                           inline=run_container_submission,
-                          kind="container ", job_timeout=job_timeout_s(cfg),
+                          kind="container ", job_timeout=job_timeout_s(cfg, extra),
                           retry=None, description=f"run container submission {submission_id}",
                           recovery="the reconciler will re-queue it", at_front=at_front)
     return job_id

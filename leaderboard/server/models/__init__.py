@@ -14,6 +14,7 @@ from leaderboard.server.models import (  # noqa: F401  (register tables)
     idempotency,
     judges,
     notices,
+    robustness,
     sessions,
     standings,
 )

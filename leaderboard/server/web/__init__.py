@@ -93,6 +93,7 @@ def _register_blueprints(app: Flask) -> None:
         ops,
         participate,
         public,
+        robustness,
         submit,
         team,
     )
@@ -101,5 +102,6 @@ def _register_blueprints(app: Flask) -> None:
 
     csrf.exempt(api_bp)  # token-authenticated; browsers never send the token by themselves
     for bp in (auth.bp, account.bp, team.bp, submit.bp, api_bp, public.bp, access.bp,
-               admin_base.bp, ops.bp, challenges.bp, api_docs.bp, participate.bp, compare.bp):
+               admin_base.bp, ops.bp, challenges.bp, api_docs.bp, participate.bp, compare.bp,
+               robustness.bp):
         app.register_blueprint(bp)

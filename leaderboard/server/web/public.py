@@ -280,9 +280,12 @@ def _submission_or_404(submission_id: int) -> tuple[Submission, bool]:
 def submission(submission_id: int):
     sub, admin = _submission_or_404(submission_id)
     report = reports.submission_report(get_session(), sub, privileged=admin)
+    from leaderboard.server.web.robustness import submission_section
+
     return render_template("public/submission.html", sub=sub, report=report,
                            plots=[Markup(p["svg"]) for p in report["plots"]],
-                           placement=_placement(sub))
+                           placement=_placement(sub),
+                           robustness=submission_section(get_session(), sub))
 
 
 def _placement(sub: Submission) -> list[dict]:

@@ -1,0 +1,74 @@
+"""Per-item outcomes of a degraded run (the headline on the clean subset and on every
+condition), for the robustness board's rank intervals: ``<DATA_DIR>/outcomes/robustness-<id>.npz``.
+
+Written by the scoring of a degraded run after its records are stored, atomically; never served
+(outcomes reveal labels). Arrays are `Outcome.to_arrays` under ``<task>/<modality>/<key>/``
+(``key``: ``clean`` or a condition such as ``image-jpeg-3``); the condition order is kept in
+``<task>/<modality>/order`` so a board compares like with like.
+"""
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import uuid
+from pathlib import Path
+
+import numpy as np
+
+from leaderboard.core.outcomes import Outcome
+
+log = logging.getLogger(__name__)
+
+
+def path_of(data_dir, submission_id: int) -> Path:
+    return Path(data_dir) / "outcomes" / f"robustness-{int(submission_id)}.npz"
+
+
+def write(data_dir, submission_id: int, outcomes: dict) -> None:
+    """``outcomes``: (task, modality) -> {key: Outcome}; none removes the file. Logged, never
+    raised: only the board's rank interval of this row depends on it."""
+    path = path_of(data_dir, submission_id)
+    try:
+        if not outcomes:
+            path.unlink(missing_ok=True)
+            return
+        arrays = {}
+        for (task, modality), series in outcomes.items():
+            base = f"{task}/{modality}/"
+            arrays[base + "order"] = np.frombuffer(json.dumps(list(series)).encode(), np.uint8)
+            for key, o in series.items():
+                arrays.update(o.to_arrays(f"{base}{key}/"))
+        buf = io.BytesIO()
+        np.savez_compressed(buf, **arrays)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
+        try:
+            tmp.write_bytes(buf.getvalue())
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+    except OSError:
+        log.exception("robustness outcomes submission=%s could not be written", submission_id)
+
+
+def read(data_dir, submission_id: int, task: str, modality: str) -> dict[str, Outcome] | None:
+    """{key: Outcome} in the stored order, or None (no file, or unreadable)."""
+    base = f"{task}/{modality}/"
+    try:
+        with np.load(path_of(data_dir, submission_id), allow_pickle=False) as z:
+            if base + "order" not in z.files:
+                return None
+            order = json.loads(bytes(z[base + "order"]).decode())
+            out = {}
+            for key in order:
+                prefix = f"{base}{key}/"
+                out[key] = Outcome.from_arrays({k: z[k] for k in z.files
+                                                if k.startswith(prefix)}, prefix)
+            return out
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError) as exc:
+        log.warning("robustness outcomes submission=%s unreadable: %s", submission_id, exc)
+        return None
