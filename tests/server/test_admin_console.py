@@ -23,9 +23,9 @@ def _text(resp) -> str:
 
 def _setup(app, client, auth):
     """Ada (admin, team "Team Ada"), Bob (team "Bobs") who signed SynCred's agreement."""
-    token = auth.member()
+    token = auth.member(agreements=False)
     auth.logout()
-    auth.member(email="bob@example.org", team="Bobs")
+    auth.member(email="bob@example.org", team="Bobs", agreements=False)
     auth.logout()
     with app.app_context(), app.extensions["lb_db"].scope() as s:
         s.scalar(select(User).where(User.email == "ada@example.org")).is_admin = True

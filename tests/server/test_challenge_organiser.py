@@ -33,7 +33,7 @@ def _post(client, token, path, split, method):
 def organiser(app, client, auth, imported):
     """Ada, an admin in team "Team Ada", and a challenge on SynCred: a dev phase open now (3
     hours, 2 left) and a private-test phase after it."""
-    token = auth.member()
+    token = auth.member(agreements=False)
     with app.app_context(), app.extensions["lb_db"].scope() as s:
         s.scalar(select(User).where(User.email == "ada@example.org")).is_admin = True
     now = utcnow()
@@ -192,9 +192,13 @@ def test_admin_finishes_an_ended_challenge(app, client, organiser, session):
 
 
 def test_submit_link_opens_the_form_on_the_phase(client, organiser):
-    form = _text(client.get("/submit?benchmark=syncred&split=test&challenge=open-dev"))
-    assert '<option value="syncred" data-splits="dev,test" selected' in form
-    assert '<option value="test" selected>test</option>' in form
+    """The open phase takes the dev split only: the form offers that split, preselected."""
+    page = _text(client.get("/challenges/open-dev"))
+    assert "/submit?benchmark=syncred&split=dev" in page
+    form = _text(client.get("/submit?benchmark=syncred&split=dev&challenge=open-dev"))
+    assert '<option value="syncred" data-splits="dev" selected' in form
+    assert '<option value="dev" selected>dev</option>' in form
+    assert '<option value="test"' not in form
 
 
 def test_a_phase_freezes_once_its_last_uploads_have_settled(app, session, organiser):

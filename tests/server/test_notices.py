@@ -21,13 +21,13 @@ def _text(resp) -> str:
 
 def _users(app, auth):
     """Ada (admin) and Cy in "Team Ada"; Bob in "Bobs". Logged in as Cy; returns Cy's token."""
-    auth.member()
+    auth.member(agreements=False)
     with app.app_context(), app.extensions["lb_db"].scope() as s:
         ada = s.scalar(select(User).where(User.email == "ada@example.org"))
         ada.is_admin = True
         ada_invite = ada.team.invite_code
     auth.logout()
-    auth.member(email="bob@example.org", team="Bobs")
+    auth.member(email="bob@example.org", team="Bobs", agreements=False)
     auth.logout()
     auth.register(email="cy@example.org", display_name="Cy")
     auth.client.post("/team/join", data={"invite_code": ada_invite})
