@@ -7,7 +7,7 @@ process on first use, on CPU, with ``local_files_only`` (nothing is ever downloa
 
 - `map_artifacts`: the response is split into clauses; clauses that only deny or approve
   ("no visible blur", "the lighting looks natural"), generic and unassessable statements are
-  dropped (`@2`, `@3`: `mapping_v2.claim_clauses`, the polarity rules of `rules@2`; `@1`:
+  dropped (`@2`, `@3`: `claim_clauses` of the mapping read as version 2; `@1`:
   `text.clause_is_negated`); each remaining clause is embedded and compared (cosine) with each
   artifact's prototypes: its name, its definition (TriDF appendix C) and a few synonyms
   (`PROTOTYPES`). An artifact is mapped when its best clause reaches the artifact's threshold.
@@ -175,10 +175,10 @@ def claim_clauses(response: str, keys=ARTIFACT_KEYS) -> list[str]:
 
 
 def claim_clauses_v2(response: str, keys=ARTIFACT_KEYS) -> list[str]:
-    """`@2`, `@3`: clauses that may claim something (`mapping_v2.claim_clauses`, frozen with
-    `rules@2`)."""
-    from leaderboard.judges.mapping_v2 import claim_clauses as clauses
-    return [c for c in clauses(response, keys) if text.content_tokens(c)]
+    """`@2`, `@3`: clauses that may claim something (`claim_clauses` of the mapping read as
+    version 2, the polarity rules of `rules@2`)."""
+    from leaderboard.judges.mapping import engine_for
+    return [c for c in engine_for("2").claim_clauses(response, keys) if text.content_tokens(c)]
 
 
 class MiniLMJudge(Judge):

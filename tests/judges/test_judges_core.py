@@ -152,25 +152,6 @@ PINNED_SHA256 = {
         "4e34dbec9e831fd72a85ea4fa97c1e3b4c9216936528cf409d378d3d18dc0d62",
     "thresholds/local-minilm_v2.json":
         "76f2a949ea4ae711e00b7a417752d72c7cd5e3d7219eec4d177c765c7f9cc304",
-    # rules@2's mapping, frozen (the living one is mapping/, rules@3)
-    "mapping_v2/__init__.py":
-        "bf52876568a451498029d3ba4c9cd114fb60271b2b38e4c71a1ee4078996cfb9",
-    "mapping_v2/engine.py":
-        "42733f2417e83fa6f654436614c86e03ff698faef75004ecf9fd36c949585dd1",
-    "mapping_v2/lexicon_human.py":
-        "0987fd08c375a4280257de1ac6f4921db73e81c44f97d62fcc8a25f2891d4de6",
-    "mapping_v2/lexicon_scene.py":
-        "65e7cd799406e31700e330c3ed57f90040be89d5b4306c8985ef706078ac1c7a",
-    "mapping_v2/lexicon_signal.py":
-        "00270539b7f5e394ca513e7b2076df48f72ff000142fbddb9fbbe2beab00a1f6",
-    "mapping_v2/patterns.py":
-        "e8817170885d5598516998c906b6d65322a8a5296e6692bccd2af96ea18429d6",
-    "mapping_v2/prefilter.py":
-        "f9148a5ad6bbea875b31e3e841bd197890099cb6acde5f1fa7468f94a3ea2d9d",
-    "mapping_v2/scope.py":
-        "661860a2c263655bed959a02cb40e34bba70f5d95d5f0664fcce103671f1b9c0",
-    "mapping_v2/segment.py":
-        "3231d56d9e9b71efd971679cff4abd12cf0112d27d7537d767840710afc956fb",
     "thresholds/local-minilm_v3.json":
         "702c0f4c9fb06429d80a67c5193bb1edff47edbe7d8a4bfaa4308289f2009f1e",
 }
