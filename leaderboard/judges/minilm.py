@@ -46,6 +46,11 @@ THRESHOLDS_PATH = THRESHOLDS_DIR / f"local-minilm_v{VERSION}.json"
 SIM_FLOOR, SIM_FULL, SIM_HIT = 0.2, 0.7, 0.45
 BATCH = 64
 MAX_TOKENS = 128
+# torch's intra-op threads per process. One: judge workers share the machine's cores with other
+# processes, and a thread pool per process oversubscribes them (measured on the shared 2-core
+# machine, 1,500 evaluation-set clauses: 2 threads 91 clauses per CPU-second and 24 per wall
+# second, 1 thread 421 and 119; docs/judges.md). Scale with more worker processes instead.
+TORCH_THREADS = 1
 
 PROTOTYPES: dict[str, tuple[str, ...]] = {
     "blurriness": ("the image is blurry", "out of focus and lacking sharp detail"),
@@ -117,6 +122,7 @@ class _Encoder:
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()
+        torch.set_num_threads(TORCH_THREADS)
         self.torch = torch
         self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
         self.model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
