@@ -152,6 +152,11 @@ PINNED_SHA256 = {
         "4e34dbec9e831fd72a85ea4fa97c1e3b4c9216936528cf409d378d3d18dc0d62",
     "thresholds/local-minilm_v2.json":
         "76f2a949ea4ae711e00b7a417752d72c7cd5e3d7219eec4d177c765c7f9cc304",
+    # hybrid-minilm@1's fitted weights and exemplar bank (leaderboard.judges.hybrid_fit)
+    "thresholds/hybrid-minilm_v1.json":
+        "c36f083af66feb8aaec72488109e5c468a85ba76cc180fc293bd6370b3f63264",
+    "thresholds/hybrid-minilm_v1_bank.npy":
+        "9811576b55355c2d1e68b2245aca462d3dc8935c9d536cb5db6a3edfe054d964",
     "thresholds/local-minilm_v3.json":
         "702c0f4c9fb06429d80a67c5193bb1edff47edbe7d8a4bfaa4308289f2009f1e",
 }
