@@ -82,8 +82,11 @@ def main(argv: list[str] | None = None) -> None:
         PINNED.write_text("".join(json.dumps(outputs(r)) + "\n" for r in rows), encoding="utf-8")
         print(f"pinned {len(rows)} rows for rules@{', rules@'.join(VERSIONS)} in {PINNED}")
         return
-    problems = check(rows, load_pinned())
-    print("\n".join(problems) or f"all pinned outputs reproduced ({len(rows)} rows)")
+    pinned = load_pinned()
+    problems = check(rows, pinned)
+    n = sum(r["id"] in pinned for r in rows)
+    print("\n".join(problems) or f"all pinned outputs reproduced ({n} of the {len(rows)} rows "
+          "are pinned)")
     sys.exit(1 if problems else 0)
 
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 
-from leaderboard.core.taxonomy import ARTIFACT_KEYS
 from leaderboard.core import rubric
+from leaderboard.core.taxonomy import ARTIFACT_KEYS
 from leaderboard.judges import text
 from leaderboard.judges.base import (
     ExplanationCase,

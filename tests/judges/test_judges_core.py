@@ -183,8 +183,9 @@ def test_shipped_thresholds_come_from_the_shipped_calibration_sets():
     # dev-only batch img_23 / vid_24 / aud_21) are left out; every older row must be unchanged
     last_batch = {"img": 22, "vid": 23, "aud": 20}
     lines = evalset.read_text(encoding="utf-8").splitlines(keepends=True)
-    fitted_on = "".join(line for line in lines
-                        if int(json.loads(line)["id"][4:6]) <= last_batch[json.loads(line)["id"][:3]])
+    ids = [json.loads(line)["id"] for line in lines]
+    fitted_on = "".join(line for line, i in zip(lines, ids, strict=True)
+                        if int(i[4:6]) <= last_batch[i[:3]])
     digest = hashlib.sha256(fitted_on.encode("utf-8")).hexdigest()
     v2 = json.loads((PACKAGE / "thresholds/local-minilm_v2.json").read_text())
     assert v2["judge"] == "local-minilm@2" and v2["n_examples"] == 453

@@ -36,7 +36,8 @@ from leaderboard.judges.mapping.lexicon_scene import SCENE
 from leaderboard.judges.mapping.lexicon_signal import SIGNAL
 from leaderboard.judges.mapping.patterns import Artifact, Rule
 from leaderboard.judges.mapping.prefilter import Index, required_literals
-from leaderboard.judges.mapping.versions import CURRENT, Version, version as parse_version
+from leaderboard.judges.mapping.versions import CURRENT, Version
+from leaderboard.judges.mapping.versions import version as parse_version
 
 _SPECS = {**SIGNAL, **SCENE, **HUMAN}
 _VISUAL = frozenset(artifacts_for("image"))
@@ -209,9 +210,10 @@ class Engine:
             found = self.index.live(full.lower())
             for key, i, part in found:
                 # a pair's term alone can only be denied ("the lighting looks natural")
-                if part == "a" and key in wanted and ((key, i) not in self.needs_b or
-                                                      (key, i, "b") in found or
-                                                      denials and self.lexicon[key].rules[i].kind == "C"):
+                if part != "a" or key not in wanted:
+                    continue
+                if (key, i) not in self.needs_b or (key, i, "b") in found or \
+                        denials and self.lexicon[key].rules[i].kind == "C":
                     live.setdefault(key, []).append(i)
             if not live:
                 continue
@@ -225,7 +227,8 @@ class Engine:
                 artifact = self.lexicon[key]
                 rules = [artifact.rules[i] for i in sorted(live[key])]
                 v = _verdict(artifact, rules, ctx, audio_only)
-                if v == CLAIM and (sent.frame == "deny" or artifact.quality and sent.item in benign):
+                if v == CLAIM and (sent.frame == "deny" or
+                                   artifact.quality and sent.item in benign):
                     v = DENY
                 if v is not None:
                     (claimed_at if v == CLAIM else denied_at).setdefault(key, []).append(idx)

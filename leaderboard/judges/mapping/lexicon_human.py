@@ -227,7 +227,8 @@ UNNATURAL_PROSODY = art(
       r"\bmetronome-?like\b|\brehearsed\s+pattern\b")),
     P(r"\bmonoton\w*|\brobotic\s+(?:voice|speech|delivery|tone|sound\w*|cadence|intonation)\b|"
       r"\bflat\s+(?:intonation|delivery|voice|affect|melody|tone)\b|\bsounds?\s+(?:robotic|"
-      r"mechanical|" + until(3, r"synthetic|") + r"like\s+(?:a\s+)?(?:robot|machine|text-to-speech|tts|speech\s+"
+      r"mechanical|" + until(3, r"synthetic|") +
+      r"like\s+(?:a\s+)?(?:robot|machine|text-to-speech|tts|speech\s+"
       r"synthesizer))\b|\bunnatural\s+(?:prosody|intonation|pauses?|rhythm|cadence|stress|pitch|"
       r"pacing|speech)\b|\bweird\s+pauses\b|\bmetronomic\b|\bsing-?song\b|\btts-like\b|"
       r"\bread\s+by\s+a\s+(?:speech\s+synthesizer|machine|robot)\b|\blike\s+a\s+(?:machine|"
@@ -303,7 +304,8 @@ _NEG_CONTENT = (r"\b(?:disaster|death|died|dead|dying|funeral|eulogy|loss|grie\w
                 r"threat\w*|warning|danger\w*|fire|help|terrified|terror|complaint|breach|tragic|"
                 r"tragedy|insults?|furious|fight|combative|sob\w*|wept|weeping|urgent|emergency|"
                 r"sad\s+(?:words|content|news|message)|bad\s+news|passed\s+away|illness|cancer|"
-                r"sarcastic|devastated|horrible|awful|scream\w*\s+for\s+help" + since(3, r"|worst|harrowing|"
+                r"sarcastic|devastated|horrible|awful|scream\w*\s+for\s+help" +
+                since(3, r"|worst|harrowing|"
                 r"diagnos\w*|arrest\w*|flood\w*|terrif\w*|furious|outraged|heartbroken|"
                 r"sobbing|crying|tears|grave|killed|murder\w*|shooting|kidnap\w*|ransom|"
                 r"scared|frightened|afraid|panic\w*|robbed|evacuat\w*|earthquake|storm|"
@@ -311,7 +313,8 @@ _NEG_CONTENT = (r"\b(?:disaster|death|died|dead|dying|funeral|eulogy|loss|grie\w
 _POS_CONTENT = (r"\b(?:wedding|won|win|winning|lottery|best\s+day|amazing|thrilled|wonderful|"
                 r"happiest|joke|comedy|birthday|propos\w*|love\s+letter|celebrat\w*|goal|concert|"
                 r"trip|vacation|exciting|great\s+news|good\s+news|congratulat\w*|promotion|"
-                r"baby|party|so\s+happy|excited" + since(3, r"|engaged|engagement|over\s+the\s+moon|"
+                r"baby|party|so\s+happy|excited" +
+                since(3, r"|engaged|engagement|over\s+the\s+moon|"
                 r"ecstatic|overjoyed|graduat\w*|reunion|surprise\s+party|holiday|prize|victory|"
                 r"thrilling|hilarious|funny") + r")\b")
 _MARK = (CONTRAST + r"|\bfor\s+(?:a|an|someone)\b|\bwhere\s+you'?d\b|\bsupposed(?:ly)?\b|"
@@ -339,7 +342,8 @@ EMOTIONAL_CONTRADICTION = art(
       r"|\b(?:face|facial|expression)\b[^.!?]*?(?:" + CONTRAST + r")|(?:" + CONTRAST +
       r")[^.!?]*?\b(?:face|facial|expression)\b"),
     S(_VOICE_EMO + r"[^.!?]{0,40}?" + _POS_EMO + r"|" + _POS_EMO + r"[^.!?]{0,25}?\b(?:voice|"
-      r"tone|delivery)\b" + since(3, r"|\b(?:laughs|laughing|giggles|giggling|chuckles|chuckling)\b"),
+      r"tone|delivery)\b" +
+      since(3, r"|\b(?:laughs|laughing|giggles|giggling|chuckles|chuckling)\b"),
       _NEG_CONTENT, unless=r"\bno\s+" + _POS_EMO),
     S(_VOICE_EMO + r"[^.!?]{0,40}?" + _NEG_EMO + r"|" + _NEG_EMO + r"[^.!?]{0,25}?\b(?:voice|"
       r"tone|delivery)\b|\bno\s+(?:joy|excitement|amusement|enthusiasm)\b", _POS_CONTENT),

@@ -66,7 +66,8 @@ NOISE = art(
             r"leather|fabric)|\b(?:hiss\w*|hum|buzz\w*|static)\s+(?:and\s+)?noise\b|"
             r"\bnoise\s+(?:like|such\s+as)\s+(?:a\s+)?(?:hiss|hum|buzz|static)|"
             r"\b(?:audio|sound|voice|speech|microphone|mic|soundtrack|"
-            r"crowd|" + since(3, r"audience|") + r"traffic|wind|fan|ambient|ambience|room|street|applause|"
+            r"crowd|" + since(3, r"audience|") +
+            r"traffic|wind|fan|ambient|ambience|room|street|applause|"
             r"background\s+noise|noise\s+floor)\b|\bnoise\s+(?:residual|analysis|print)\b|"
             r"\bno\s+grain\b",
     quality=True)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-
 from functools import lru_cache
 
 from leaderboard.judges.mapping.prefilter import trie_regex
