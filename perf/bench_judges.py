@@ -130,12 +130,38 @@ def throughput(judge, responses: list[str], *, repeat: int = 1) -> float:
     return best
 
 
+def evalset_throughput(judge, part: str, *, repeat: int = 1) -> tuple[float, float]:
+    """(CPU-time rate, wall-clock rate), responses/s, over the evaluation set's ``part``, each
+    modality's answers in one call with its candidates (as the server and `judge_eval.quality`
+    map them); best of ``repeat`` passes after a warm-up call."""
+    from judge_eval.quality import load, map_rows
+    rows = load(part)
+    map_rows(judge, rows[:3])
+    cpu = wall = 0.0
+    for _ in range(repeat):
+        c0, w0 = time.process_time(), time.perf_counter()
+        map_rows(judge, rows)
+        cpu = max(cpu, len(rows) / max(time.process_time() - c0, 1e-9))
+        wall = max(wall, len(rows) / max(time.perf_counter() - w0, 1e-9))
+    return cpu, wall
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Benchmark judge mappers on CPU.")
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--judges", nargs="+", default=["rules", "local-minilm"])
     parser.add_argument("--repeat", type=int, default=5, help="passes; the best one counts")
+    parser.add_argument("--evalset", metavar="PART", choices=("dev", "heldout", "all"),
+                        help="time the evaluation set's answers of PART instead (CPU-time and "
+                             "wall-clock rates; no quality figures: see judge_eval.quality)")
     args = parser.parse_args(argv)
+    if args.evalset:
+        for name in args.judges:
+            judge = get_judge(name)
+            cpu, wall = evalset_throughput(judge, args.evalset, repeat=args.repeat)
+            print(f"{judge.identity}: {cpu:,.0f} responses per CPU-second, {wall:,.0f} per "
+                  f"wall-clock second ({args.evalset} part of the evaluation set)")
+        return
     examples = synthetic_examples(args.n)
     for name in args.judges:
         judge = get_judge(name)

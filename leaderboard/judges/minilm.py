@@ -7,7 +7,7 @@ process on first use, on CPU, with ``local_files_only`` (nothing is ever downloa
 
 - `map_artifacts`: the response is split into clauses; clauses that only deny or approve
   ("no visible blur", "the lighting looks natural"), generic and unassessable statements are
-  dropped (`@2`, `@3`: `mapping_v2.claim_clauses`, the polarity rules of `rules@2`; `@1`:
+  dropped (`@2`, `@3`: `claim_clauses` of the mapping read as version 2; `@1`:
   `text.clause_is_negated`); each remaining clause is embedded and compared (cosine) with each
   artifact's prototypes: its name, its definition (TriDF appendix C) and a few synonyms
   (`PROTOTYPES`). An artifact is mapped when its best clause reaches the artifact's threshold.
@@ -46,6 +46,11 @@ THRESHOLDS_PATH = THRESHOLDS_DIR / f"local-minilm_v{VERSION}.json"
 SIM_FLOOR, SIM_FULL, SIM_HIT = 0.2, 0.7, 0.45
 BATCH = 64
 MAX_TOKENS = 128
+# torch's intra-op threads per process. One: judge workers share the machine's cores with other
+# processes, and a thread pool per process oversubscribes them (measured on the shared 2-core
+# machine, 1,500 evaluation-set clauses: 2 threads 91 clauses per CPU-second and 24 per wall
+# second, 1 thread 421 and 119; docs/judges.md). Scale with more worker processes instead.
+TORCH_THREADS = 1
 
 PROTOTYPES: dict[str, tuple[str, ...]] = {
     "blurriness": ("the image is blurry", "out of focus and lacking sharp detail"),
@@ -117,6 +122,7 @@ class _Encoder:
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()
+        torch.set_num_threads(TORCH_THREADS)
         self.torch = torch
         self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
         self.model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
@@ -175,10 +181,10 @@ def claim_clauses(response: str, keys=ARTIFACT_KEYS) -> list[str]:
 
 
 def claim_clauses_v2(response: str, keys=ARTIFACT_KEYS) -> list[str]:
-    """`@2`, `@3`: clauses that may claim something (`mapping_v2.claim_clauses`, frozen with
-    `rules@2`)."""
-    from leaderboard.judges.mapping_v2 import claim_clauses as clauses
-    return [c for c in clauses(response, keys) if text.content_tokens(c)]
+    """`@2`, `@3`: clauses that may claim something (`claim_clauses` of the mapping read as
+    version 2, the polarity rules of `rules@2`)."""
+    from leaderboard.judges.mapping import engine_for
+    return [c for c in engine_for("2").claim_clauses(response, keys) if text.content_tokens(c)]
 
 
 class MiniLMJudge(Judge):

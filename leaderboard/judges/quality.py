@@ -15,7 +15,7 @@ from pathlib import Path
 
 PATH = Path(__file__).resolve().parent / "data" / "quality_heldout.json"
 COMMAND = ("python -m judge_eval.quality --part heldout --judges rules@1 rules@2 rules "
-           "local-minilm@1 local-minilm@2 local-minilm --save report.json; "
+           "local-minilm@1 local-minilm@2 local-minilm hybrid-minilm --save report.json; "
            "python -m leaderboard.judges.quality report.json")
 
 

@@ -19,6 +19,7 @@ from leaderboard.judges.base import Judge, JudgeError
 JUDGES: dict[str, str] = {
     "rules": "leaderboard.judges.rules:RulesJudge",
     "local-minilm": "leaderboard.judges.minilm:MiniLMJudge",
+    "hybrid-minilm": "leaderboard.judges.hybrid:HybridJudge",
     "openai": "leaderboard.judges.openai_compat:OpenAIJudge",
 }
 # identity -> "module:factory" of superseded versions kept for reproducibility.

@@ -7,9 +7,10 @@ It is a baseline, named for what it is, never a stand-in for the papers' LLM jud
   segmentation, negation scope that tells "no blurring" from "casts no shadow", generic and
   hypothetical statements skipped, a lexicon written from TriDF appendix C with indirect
   descriptions); measured on the independent evaluation set in `judge_eval/evalset`
-  (`docs/judges.md`). `rules@2` keeps its mapping frozen in `leaderboard.judges.mapping_v2`, and
-  `rules@1` its original one (`lexicon.py` with the negation rules of `text.py`), so records
-  stored under those identities can still be reproduced.
+  (`docs/judges.md`). `rules@2` is the same engine read as version 2 (`mapping.versions`: what
+  differs is data; its output on the evaluation set is pinned by a test), and `rules@1` keeps its
+  original mapping (`lexicon.py` with the negation rules of `text.py`), so records stored under
+  those identities can still be reproduced.
 - `rate_explanations`: content-token overlap between the response and each annotated anomaly
   (LOKI C.2 criteria via `rubric.scores_from_support`). A refusal or an "it is authentic" verdict
   scores 0 (`rubric.is_refusal_or_authentic`).
@@ -18,8 +19,8 @@ from __future__ import annotations
 
 import re
 
-from leaderboard.core.taxonomy import ARTIFACT_KEYS
 from leaderboard.core import rubric
+from leaderboard.core.taxonomy import ARTIFACT_KEYS
 from leaderboard.judges import text
 from leaderboard.judges.base import (
     ExplanationCase,
@@ -29,8 +30,7 @@ from leaderboard.judges.base import (
     check_responses,
 )
 from leaderboard.judges.lexicon import LEXICON, Rule
-from leaderboard.judges.mapping import map_response
-from leaderboard.judges.mapping_v2 import map_response as map_response_v2
+from leaderboard.judges.mapping import engine_for
 
 VERSION = "3"
 # An annotated anomaly counts as found when this share of its content tokens is in the response.
@@ -110,9 +110,10 @@ class RulesJudge(Judge):
         keys = check_candidates(candidates) if candidates is not None else list(ARTIFACT_KEYS)
         return [self._map(r, keys) for r in responses]
 
-    @staticmethod
-    def _map(response: str, keys: list[str]) -> frozenset[str]:
-        return map_response(response, keys)
+    mapping_version = VERSION
+
+    def _map(self, response: str, keys: list[str]) -> frozenset[str]:
+        return engine_for(self.mapping_version).map_response(response, keys)
 
     def rate_explanations(self, items):
         return [overlap_rating(item) for item in items]
@@ -124,14 +125,10 @@ class RulesJudge(Judge):
 
 
 class RulesJudgeV2(RulesJudge):
-    """`rules@2`, frozen: the issue-18 round-1 mapping (`mapping_v2`); ratings and causes are the
-    same code."""
+    """`rules@2`: the issue-18 round-1 mapping (the engine read as version 2); ratings and
+    causes are the same code."""
 
-    version = "2"
-
-    @staticmethod
-    def _map(response: str, keys: list[str]) -> frozenset[str]:
-        return map_response_v2(response, keys)
+    version = mapping_version = "2"
 
 
 class RulesJudgeV1(RulesJudge):
@@ -139,6 +136,5 @@ class RulesJudgeV1(RulesJudge):
 
     version = "1"
 
-    @staticmethod
-    def _map(response: str, keys: list[str]) -> frozenset[str]:
+    def _map(self, response: str, keys: list[str]) -> frozenset[str]:
         return map_response_v1(response, keys)

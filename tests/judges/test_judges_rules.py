@@ -137,8 +137,8 @@ def test_explanation_case_validation(kw, message):
 
 
 def test_unknown_judge_is_named():
-    with pytest.raises(JudgeError, match=r"unknown judge 'gpt'; available: \['local-minilm', "
-                                         r"'openai', 'rules'\] and "
+    with pytest.raises(JudgeError, match=r"unknown judge 'gpt'; available: \['hybrid-minilm', "
+                                         r"'local-minilm', 'openai', 'rules'\] and "
                                          r"\['local-minilm@1', 'local-minilm@2', 'rules@1', "
                                          r"'rules@2'\]"):
         get_judge("gpt")

@@ -188,3 +188,21 @@ def test_benchmark_page_shows_the_offline_judges_measured_quality(sqlite_url, tm
             f"/benchmarks/{loki}").get_data(as_text=True)  # LOKI rates, it does not map
     finally:
         app.extensions["lb_db"].dispose()
+
+
+def test_rejudge_moves_records_to_the_hybrid_judge(sqlite_url, tmp_path, packs):
+    """A server whose default judge becomes `hybrid-minilm` (issue 28) re-judges the records
+    `rules@3` made; the packaged MiniLM loads once per process."""
+    app = _app(sqlite_url, tmp_path)
+    try:
+        key, sid = _tridf_text_submission(app, packs, tmp_path)
+        app.config["DEFAULT_JUDGE"] = "hybrid-minilm"
+        with app.app_context():
+            res = CliRunner().invoke(server, ["rejudge", "--benchmark", key])
+        assert res.exit_code == 0 and f"{key}: 1 submission(s) queued" in res.output, res.output
+        with app.extensions["lb_db"].scope() as s:
+            assert s.get(Submission, sid).notes_json["judging"]["judge"] == "hybrid-minilm@1"
+            assert set(s.scalars(select(Score.judge).where(
+                Score.submission_id == sid, Score.metric == "f05"))) == {"hybrid-minilm@1"}
+    finally:
+        app.extensions["lb_db"].dispose()

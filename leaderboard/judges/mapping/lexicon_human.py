@@ -8,6 +8,7 @@ thumb emerges from the back of the hand" (anatomy). Rule kinds: `patterns.py`.
 from __future__ import annotations
 
 from leaderboard.judges.mapping.patterns import BAD, BODY, CONTRAST, NEG, A, C, P, S, art
+from leaderboard.judges.mapping.versions import since, until
 
 _ANAT_QUAL = (
     r"\bdistort\w*|\bdeform\w*|\bmalform\w*|\bmisshap\w*|\bextra\b|\badditional\b|\bmissing\b|"
@@ -84,10 +85,10 @@ UNNATURAL_EXPRESSIONS = art(
       r"\bdoesn't\s+(?:touch|reach)\s+the\s+eyes\b|\bdon't\s+participate\b|\btell\s+different\b|"
       r"\bshoot\s+up\s+and\s+down\b|\blimited\s+to\b|\bonly\s+after\b|"
       r"\bdoesn't\s+read\b|\b(?:does\s+not|doesn't|don't|do\s+not)\s+(?:fit|move|change)\b|"
-      r"\bfrozen\s+in\b|\basymmetric\w*|\bnothing\s+else\s+in\s+the\s+face\b|\bbarely\s+"
-      r"(?:moves?|reacts?|changes?)\b|\b(?:stay|stays|remain|remains)\s+put\b|\b(?:don't|do\s+not|"
+      r"\bfrozen\s+in\b|\basymmetric\w*|\bnothing\s+else\s+in\s+the\s+face\b" + since(3,
+      r"|\bbarely\s+(?:moves?|reacts?|changes?)\b|\b(?:stay|stays|remain|remains)\s+put\b|\b(?:don't|do\s+not|"
       r"doesn't|does\s+not|never)\s+(?:lift|crease|wrinkle|take\s+part|react|join\s+in)\b|"
-      r"\bdetached\s+from\b|\bno\s+trace\s+of\b|\bisn't\s+a\s+trace\s+of\b|\bpuppet\w*"),
+      r"\bdetached\s+from\b|\bno\s+trace\s+of\b|\bisn't\s+a\s+trace\s+of\b|\bpuppet\w*")),
     P(r"\bexpressionless\b|\bemotionless\s+face\b|\bpoker[- ]faced?\b|\bmask-like\s+(?:face|"
       r"quality)\b|\bfrozen\s+(?:smile|face|expression|in\s+a\s+\w+\s+smile)\b|\buncanny\s+"
       r"(?:smile|expression|face)\b|\bsmile\s+(?:looks|is|seems)\s+(?:\w+\s+)?(?:pasted|painted|"
@@ -184,8 +185,8 @@ _VOICE = (r"\b(?:voice|voices|speech|speaking|speaker|speaks?|delivery|intonatio
 UNNATURAL_PROSODY = art(
     "unnatural_prosody",
     C(r"\bspeech\b|\bvoices?\b|\bspeaker\b|\bwords\b|\bsentences?\b|\bphrases?\b|"
-      r"\bnarration\b|\bnarrator\b|\breading\b|\bdigit\b|\bsyllables?\b|"
-      r"\b(?:each|every)\s+(?:word|phrase)\b",
+      r"\bnarration\b|\bnarrator\b|\breading\b|\bdigit\b|\bsyllables?\b" +
+      since(3, r"|\b(?:each|every)\s+(?:word|phrase)\b"),
       r"\bmonoton\w*|\bflat\w*|\brobotic\w*|\bmechanical\w*|\blifeless\b|\bstilted\b|"
       r"\bchoppy\b|\bmachine-?like\b|\bsing-?song\b|\bstaccato\b|\bmetronomic\b|\brobot\b|"
       r"\bevenly\s+spaced\b|\b(?:perfectly|unnaturally|too|strikingly|very)\s+(?:even|regular|"
@@ -193,10 +194,11 @@ UNNATURAL_PROSODY = art(
       r"falling|pace|duration|length|register)\b|\bequal\s+(?:stress|weight|emphasis)\b|"
       r"\bno\s+(?:\w+\s+)?(?:rise|variation|inflection|emphasis|melody|breaths?|ups\s+and\s+downs|"
       r"pitch\s+reset)\b|\bnever\s+(?:speeds|slows|wavers|pauses)\b|\bunnatural\w*|"
+      + until(3, r"\bsynthetic\w*|\bartificial\w*|\bcomputer-?generated\b|") +
       r"\bunemotional\b|\bemotionless\b|"
       r"\bconcatenated\b|\bidentical\b|\bresets?\b|\bunbroken\b|\brushed\b|\bdrawn\s+out\b|"
-      r"\bmiddle\s+of\s+(?:words|phrases)\b|\bstretched\b|\bequally\s+spaced\b|"
-      r"\blike\s+a\s+(?:typewriter|metronome|ticking\s+clock)\b"),
+      r"\bmiddle\s+of\s+(?:words|phrases)\b|\bstretched\b" + since(3, r"|\bequally\s+spaced\b|"
+      r"\blike\s+a\s+(?:typewriter|metronome|ticking\s+clock)\b")),
     C(r"\bprosod\w*|\bintonation\w*|\bcadence\b|\brhythm\w*|\bpitch\w*|\bpacing\b|\bpace\b|"
       r"\bdelivery\b|\bstress\b|\bemphasis\b|\bpauses?\b|\bspeaking\s+"
       r"(?:style|rate)\b|\bspeech\s+rate\b|\bmelody\b|\btiming\b|"
@@ -218,14 +220,15 @@ UNNATURAL_PROSODY = art(
       r"breaths?|pauses|energy|ups\s+and\s+downs|pitch\s+reset)\b|\bnever\s+(?:speeds|slows|"
       r"wavers|breaks|pauses)\b|\bin\s+the\s+wrong\s+places\b|\bdoesn't\s+mark\b|\bsame\s+"
       r"(?:up-down\s+)?pattern\b|\bunbroken\b|\blands\s+on\s+the\s+wrong\b|\bemotionless\b|"
-      r"\bunemotional\b|\bno\s+natural\b|\bperfectly\s+timed\b|\bconcatenated\b|"
+      r"\bunemotional\b|\bno\s+natural\b|\bperfectly\s+timed\b|\bconcatenated\b" + since(3, r"|"
       r"\bequally\s+spaced\b|\blike\s+a\s+(?:typewriter|metronome|ticking\s+clock)\b|"
       r"\bsame\s+(?:rise|fall|melody|contour|cadence|rhythm)\b|"
       r"\bcop(?:y|ies)\s+(?:it\s+)?exactly\b|"
-      r"\bmetronome-?like\b|\brehearsed\s+pattern\b"),
+      r"\bmetronome-?like\b|\brehearsed\s+pattern\b")),
     P(r"\bmonoton\w*|\brobotic\s+(?:voice|speech|delivery|tone|sound\w*|cadence|intonation)\b|"
       r"\bflat\s+(?:intonation|delivery|voice|affect|melody|tone)\b|\bsounds?\s+(?:robotic|"
-      r"mechanical|like\s+(?:a\s+)?(?:robot|machine|text-to-speech|tts|speech\s+"
+      r"mechanical|" + until(3, r"synthetic|") +
+      r"like\s+(?:a\s+)?(?:robot|machine|text-to-speech|tts|speech\s+"
       r"synthesizer))\b|\bunnatural\s+(?:prosody|intonation|pauses?|rhythm|cadence|stress|pitch|"
       r"pacing|speech)\b|\bweird\s+pauses\b|\bmetronomic\b|\bsing-?song\b|\btts-like\b|"
       r"\bread\s+by\s+a\s+(?:speech\s+synthesizer|machine|robot)\b|\blike\s+a\s+(?:machine|"
@@ -233,7 +236,7 @@ UNNATURAL_PROSODY = art(
       r"\b(?:voice|speech)\s+(?:is|sounds)\s+(?:\w+\s+)?(?:robotic|mechanical|monotone|flat)\b|"
       r"\btrain\s+announcement\b|\bdoesn't\s+sound\s+human\b|\blike\s+a\s+(?:tts|text-to-speech|"
       r"synthetic|computer|robot|machine)\s+voice\b"),
-    A(r"\bnot\s+(?:a\s+single|one)\s+(?:audible\s+)?breath\b|"
+    A(since(3, r"\bnot\s+(?:a\s+single|one)\s+(?:audible\s+)?breath\b|") +
       r"\b(?:no|without|lacks?|lacking|absence\s+of|almost\s+no|little|zero)\s+(?:\w+\s+){0,2}?"
       r"(?:variation|change\s+in\s+pitch|pitch\s+(?:variation|changes?)|inflection|intonation|"
       r"emphasis|melody|ups\s+and\s+downs|rise|rising\s+tone|pauses?\s+for\s+breath\w*|"
@@ -286,30 +289,34 @@ _VOICE_EMO = (r"\b(?:voice|tone|delivery|sounds?|sounding|laugh\w*|chuckl\w*|gig
 _POS_EMO = (r"\b(?:happy|happiness|cheerful|upbeat|joyful|jubilant|bright|chirpy|perky|pleased|"
             r"playful|giggly|excited|enthusiastic|amused|laughing|laughs|laughter|chuckl\w*|"
             r"giggl\w*|smiling|beaming|warm|friendly|casual|relaxed|cheery|gleeful|pleasant|light|"
-            r"lively|joy|delighted|sincere|giddy|delight|merry|jolly|jovial|chipper|bubbly|"
-            r"elated|gleeful|flirtatious|flirty|sunny|breezy|carefree|amused|smiley)\b")
+            r"lively|joy|delighted|sincere" + since(3, r"|giddy|delight|merry|jolly|jovial|chipper|"
+            r"bubbly|elated|gleeful|flirtatious|flirty|sunny|breezy|carefree|amused|smiley") +
+            r")\b")
 _NEG_EMO = (r"\b(?:sad|sadness|mournful|sorrowful|tearful|crying|sobbing|bored|tired|detached|"
             r"indifferent|uninterested|irritated|annoyed|angry|cold|flat|neutral|emotionless|"
             r"lifeless|miserable|distress\w*|serious|solemn|gloomy|depressed|unemotional|"
-            r"disinterested|apathetic|hesitant|apologetic|soft|sleepy|drowsy|lethargic|listless|"
-            r"deadpan|dull|weary|dead|glum|sombre|somber|subdued|muted|level|measured)\b")
+            r"disinterested|apathetic|hesitant|apologetic|soft" + since(3, r"|sleepy|drowsy|"
+            r"lethargic|listless|deadpan|dull|weary|dead|glum|sombre|somber|subdued|muted|level|"
+            r"measured") + r")\b")
 _NEG_CONTENT = (r"\b(?:disaster|death|died|dead|dying|funeral|eulogy|loss|grie\w*|mourn\w*|"
                 r"resign\w*|fired|bankrupt\w*|divorce|hospital|war|attack|victims?|failure|"
                 r"crash|accident|injury|injured|pain\w*|apolog\w*|sorry|condolences?|layoffs?|"
                 r"threat\w*|warning|danger\w*|fire|help|terrified|terror|complaint|breach|tragic|"
                 r"tragedy|insults?|furious|fight|combative|sob\w*|wept|weeping|urgent|emergency|"
                 r"sad\s+(?:words|content|news|message)|bad\s+news|passed\s+away|illness|cancer|"
-                r"sarcastic|devastated|horrible|awful|scream\w*\s+for\s+help|worst|harrowing|"
+                r"sarcastic|devastated|horrible|awful|scream\w*\s+for\s+help" +
+                since(3, r"|worst|harrowing|"
                 r"diagnos\w*|arrest\w*|flood\w*|terrif\w*|furious|outraged|heartbroken|"
                 r"sobbing|crying|tears|grave|killed|murder\w*|shooting|kidnap\w*|ransom|"
                 r"scared|frightened|afraid|panic\w*|robbed|evacuat\w*|earthquake|storm|"
-                r"burn(?:ed|t)\s+down|destroyed|homeless|bereave\w*)\b")
+                r"burn(?:ed|t)\s+down|destroyed|homeless|bereave\w*") + r")\b")
 _POS_CONTENT = (r"\b(?:wedding|won|win|winning|lottery|best\s+day|amazing|thrilled|wonderful|"
                 r"happiest|joke|comedy|birthday|propos\w*|love\s+letter|celebrat\w*|goal|concert|"
                 r"trip|vacation|exciting|great\s+news|good\s+news|congratulat\w*|promotion|"
-                r"baby|party|so\s+happy|excited|engaged|engagement|over\s+the\s+moon|ecstatic|"
-                r"overjoyed|graduat\w*|reunion|surprise\s+party|holiday|prize|victory|thrilling|"
-                r"hilarious|funny)\b")
+                r"baby|party|so\s+happy|excited" +
+                since(3, r"|engaged|engagement|over\s+the\s+moon|"
+                r"ecstatic|overjoyed|graduat\w*|reunion|surprise\s+party|holiday|prize|victory|"
+                r"thrilling|hilarious|funny") + r")\b")
 _MARK = (CONTRAST + r"|\bfor\s+(?:a|an|someone)\b|\bwhere\s+you'?d\b|\bsupposed(?:ly)?\b|"
          r"\byou'?d\s+expect\b")
 _EMO_DENIAL_OK = r"\bemotion\w*|\bmood\b|\bsentiment\b|\bfeelings?\b|(?<!skin\s)\btone\b|\baffect\b"
@@ -321,10 +328,10 @@ EMOTIONAL_CONTRADICTION = art(
       r"\binappropriate\b|\bopposite\b|\bmisaligned\b|\bout\s+of\s+place\b|\bcontrary\b|"
       r"\bwrong\s+emotion\b|\bdifferent\s+emotions\b|\bisn't\s+reflected\b|"
       r"\bnot\s+reflected\b|\bemotional\s+range\s+of\b"),
-    P(r"\b(?:doesn't|does\s+not|didn't|did\s+not)\s+sound\s+(?:\w+\s+)?(?:sorry|sad|upset|"
-      r"angry|happy|excited|scared|afraid|worried|sincere|apologetic|concerned|urgent|"
+    P(since(3, r"\b(?:doesn't|does\s+not|didn't|did\s+not)\s+sound\s+(?:\w+\s+)?(?:sorry|sad|"
+      r"upset|angry|happy|excited|scared|afraid|worried|sincere|apologetic|concerned|urgent|"
       r"frightened|furious|grieving|joyful|thrilled)\b|\bthe\s+opposite\s+of\s+what\s+the\s+"
-      r"(?:moment|situation|words|content|news)\s+(?:calls|call|asks)\s+for\b|"
+      r"(?:moment|situation|words|content|news)\s+(?:calls|call|asks)\s+for\b|") +
       r"\bemotional(?:ly)?\s+(?:contradict|inconsisten|mismatch|incongruen)\w*|"
       r"\bemotion\s+not\s+match\b|\bwrong\s+emotion\b|\bthe\s+affect\s+doesn't\s+match\b|"
       r"\bconvey\s+different\s+emotions\b"),
@@ -335,7 +342,8 @@ EMOTIONAL_CONTRADICTION = art(
       r"|\b(?:face|facial|expression)\b[^.!?]*?(?:" + CONTRAST + r")|(?:" + CONTRAST +
       r")[^.!?]*?\b(?:face|facial|expression)\b"),
     S(_VOICE_EMO + r"[^.!?]{0,40}?" + _POS_EMO + r"|" + _POS_EMO + r"[^.!?]{0,25}?\b(?:voice|"
-      r"tone|delivery)\b|\b(?:laughs|laughing|giggles|giggling|chuckles|chuckling)\b",
+      r"tone|delivery)\b" +
+      since(3, r"|\b(?:laughs|laughing|giggles|giggling|chuckles|chuckling)\b"),
       _NEG_CONTENT, unless=r"\bno\s+" + _POS_EMO),
     S(_VOICE_EMO + r"[^.!?]{0,40}?" + _NEG_EMO + r"|" + _NEG_EMO + r"[^.!?]{0,25}?\b(?:voice|"
       r"tone|delivery)\b|\bno\s+(?:joy|excitement|amusement|enthusiasm)\b", _POS_CONTENT),

@@ -10,18 +10,20 @@ kinds: `patterns.py`.
 from __future__ import annotations
 
 from leaderboard.judges.mapping.patterns import BAD, NEG, OBJECT, A, C, P, S, art
+from leaderboard.judges.mapping.versions import since
 
 REFLECTION_INCONSISTENCY = art(
     "reflection_inconsistency",
     C(r"\breflect\w*|\bmirror(?:s|ed)?\b(?!\s+cop)|\bcatch\s?lights?\b|\bspecular\s+\w+",
-      BAD + r"|\bnowhere\b|\bstays?\s+still\b|\bnever\s+changes?\b|"
+      BAD + since(3, r"|\bnowhere\b|\bstays?\s+still\b|\bnever\s+changes?\b|"
       r"\b(?:moves?|lags?)\s+(?:a\s+\w+(?:-\w+)?\s+)?behind\b|\bno\s+\w+\s+anywhere\b|"
-      r"\bdoesn't\s+exist\b|\bexists?\s+nowhere\b|\bisn't\s+there\b|\bdon't\s+agree\b|\bdiffer\w*|\basymmetr\w*|\bshows?\s+(?:a|an|the|two)\s+(?:different|original|"
+      r"\bdoesn't\s+exist\b|\bexists?\s+nowhere\b|\bisn't\s+there\b|\bdon't\s+agree\b") +
+      r"|\bdiffer\w*|\basymmetr\w*|\bshows?\s+(?:a|an|the|two)\s+(?:different|original|"
       r"other|another|person|bright|blue|road|shelf|scene)|\bother\s+way\b|\blags?\b|"
       r"\bshifted\b|\binstead\s+of\b|\brather\s+than\b|\bwhile\b|\bwhereas\b|"
       r"\bnot\s+in\s+the\s+room\b|\bisn't\s+(?:in|there|present)\b|\bmissing\b|\bnothing\s+in\s+the\s+other\b|\bdaytime\b|"
       r"\bblue\s+screen\b|" + NEG + r"(?:show|reflect|match|follow|move|include|contain)\w*"),
-    A(r"\breflections?\s+(?:\w+\s+){0,3}(?:vanishes|disappears|is\s+gone)\b|"
+    A(since(3, r"\breflections?\s+(?:\w+\s+){0,3}(?:vanishes|disappears|is\s+gone)\b|") +
       r"\b(?:no|missing|without|lacks?\s+(?:a|any))\s+(?:\w+\s+)?reflections?\b(?!\s+(?:issues?|"
       r"problems?|inconsisten\w*|errors?|anomal\w*))|\breflections?\s+(?:\w+\s+){0,3}(?:is|are)\s+"
       r"(?:missing|absent|gone)\b|" + NEG + r"reflect\b"),
@@ -181,15 +183,15 @@ UNRECOGNIZABLE_TEXT = art(
       r"(?:changes?|rearranges?|morphs?|shifts?)\s+(?:between|from|across|over|as)\b|"
       r"\bchanges?\s+(?:its\s+)?(?:\w+\s+)?(?:text|letters|lettering|wording)\s+(?:between|"
       r"from|across)\b"),
-    A(r"\b(?:no|not|never|without)\s+(?:\w+\s+){0,3}?(?:actual|real|readable|legible|"
-      r"recogni[sz]able)\s+(?:words?|letters?|digits?|characters?|text|writing)\b|"
+    A(since(3, r"\b(?:no|not|never|without)\s+(?:\w+\s+){0,3}?(?:actual|real|readable|"
+      r"legible|recogni[sz]able)\s+(?:words?|letters?|digits?|characters?|text|writing)\b|"
       r"\b(?:resolves?|resolving|turns?|turning)\s+into\s+(?:actual\s+|real\s+)?(?:words|letters|"
-      r"text|digits)\b|\b(?:shapes|forms|symbols|marks|squiggles|strokes|glyphs|numbers|letters)\W?\s+"
-      r"(?:that\s+|which\s+)?"
+      r"text|digits)\b|\b(?:shapes|forms|symbols|marks|squiggles|strokes|glyphs|numbers|"
+      r"letters)\W?\s+(?:that\s+|which\s+)?"
       r"(?:aren't|are\s+not|were\s+not|weren't)\s+(?:real\s+|actual\s+)?(?:letters|digits|"
       r"numbers|characters|words)\b|\b(?:letter|word|character|text)-?like\s+(?:forms|shapes|"
       r"marks|symbols|squiggles|strokes)\b|\bfake\s+(?:text|letters|writing|lettering|script)\b|"
-      r"\bnone\s+of\s+(?:it|the\s+\w+)\s+(?:can\s+be|is|are)\s+(?:read|readable|legible)\b|"
+      r"\bnone\s+of\s+(?:it|the\s+\w+)\s+(?:can\s+be|is|are)\s+(?:read|readable|legible)\b|") +
       r"\bno\s+(?:legible|readable|recogni[sz]able|real)\s+(?:\w+\s+)?(?:text|letters|words|"
       r"numerals|numbers|digits|characters|writing)\b|\bnot\s+(?:one|a\s+single)\s+(?:word|"
       r"letter|character)\s+(?:is\s+|can\s+be\s+)?(?:legible|readable|read)\b|"

@@ -7,6 +7,7 @@ synonym, or indirectly by what it looks or sounds like ("the face is made of squ
 from __future__ import annotations
 
 from leaderboard.judges.mapping.patterns import BAD, CONTRAST, A, C, P, S, art
+from leaderboard.judges.mapping.versions import since, until
 
 _FACEISH = (r"\b(?:face|faces|facial|eyes?|eyelashes|eyebrows?|mouth|lips|teeth|chin|nose|"
             r"cheeks?|hair|hairline|strands|features?|details?|edges?|outlines?|contours?|"
@@ -65,7 +66,8 @@ NOISE = art(
             r"leather|fabric)|\b(?:hiss\w*|hum|buzz\w*|static)\s+(?:and\s+)?noise\b|"
             r"\bnoise\s+(?:like|such\s+as)\s+(?:a\s+)?(?:hiss|hum|buzz|static)|"
             r"\b(?:audio|sound|voice|speech|microphone|mic|soundtrack|"
-            r"crowd|audience|traffic|wind|fan|ambient|ambience|room|street|applause|"
+            r"crowd|" + since(3, r"audience|") +
+            r"traffic|wind|fan|ambient|ambience|room|street|applause|"
             r"background\s+noise|noise\s+floor)\b|\bnoise\s+(?:residual|analysis|print)\b|"
             r"\bno\s+grain\b",
     quality=True)
@@ -121,7 +123,8 @@ BLENDING_ARTIFACTS = art(
     P(r"(?<!seamlessly\s)(?<!smoothly\s)(?<!naturally\s)(?<!smooth\s)\bblend(?:s|ed|ing)?\b"
       r"(?!\s+(?:seamlessly|smoothly|naturally|well|in\b|nicely|perfectly|together|into\s+(?:each|"
       r"one|a\s+single)))|\bseams?\b|"
-      r"\bseamlines?\b|\bsplic(?:e|ed|ing)\b|\bcut[- ]and[- ]paste\w*|"
+      r"\bseamlines?\b|\bsplic(?:e|ed|ing)\b|" + until(3, r"\bpasted\b|\bpaste-?in\b|") +
+      r"\bcut[- ]and[- ]paste\w*|"
       r"\bcut[- ]?out\b|\bcut\s+out\s+sharply\b|\bhalos?\b|\bstitch(?:ed|ing)\b|"
       r"\bcomposit(?:ed|ing|e)\b|\bfring(?:e|ing)\b|\bmask\s+(?:edge|border|boundary|line|"
       r"outline)s?\b|\b(?:face|swap|mask)\s+(?:boundary|border|edge|outline|contour)\b|"
@@ -144,7 +147,7 @@ BLENDING_ARTIFACTS = art(
     # were pasted from a low-quality JPEG": compression, not a visible seam)
     S(r"\bpasted\b|\bpaste-?in\b", r"\bpasted\b|\bpaste-?in\b",
       unless=r"\b(?:as\s+if|as\s+though|suggests?|would\s+produce|hints?\s+at|compress\w*|jpeg|"
-             r"block\w*|macroblocks?|tiles|grid|re-?encod\w*|parallax)\b"),
+             r"block\w*|macroblocks?|tiles|grid|re-?encod\w*|parallax)\b", since=3),
     quality=True,
     exclude=r"\bblur\w*\s+(?:hair\s+)?boundar|\bsmooth\s+blend\b|\bedges?\s+of\s+the\s+(?:nose|"
             r"lips|frame|screen|image|table)\b|\bbrightness\s+flickers\s+at\s+the\s+edges\b|"
@@ -246,8 +249,8 @@ TEMPORAL_ARTIFACTS = art(
             r"stays?\s+put)\s+(?:from\s+frame\s+to\s+frame|across\s+(?:the\s+|all\s+)?frames|"
             r"between\s+frames|over\s+time|throughout)\b|"
             r"\b(?:in|on)\s+every\s+frame\b|\bhalf-?blinks?\b|\bbrightness\b|"
-            r"\bkeeps?\s+(?:their|its|his|her)\s+(?:\w+\s+)?(?:shape|identity|form|size)\s+"
-            r"(?:from\s+frame\s+to\s+frame|across|between|throughout)\b|"
+            + since(3, r"\bkeeps?\s+(?:their|its|his|her)\s+(?:\w+\s+)?(?:shape|identity|form|"
+                    r"size)\s+(?:from\s+frame\s+to\s+frame|across|between|throughout)\b|") +
             r"\bflicker(?:s|ed|ing|y)?\b(?!\s+between\s+(?!frames))|"
             r"\bexposure\b|\bluminance\b|\bgrain\b|\bsensor\s+noise\b|\bvoice\b|\bspeech\b|"
             r"\baudio\b|\bsound\b")

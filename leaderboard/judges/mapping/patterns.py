@@ -1,4 +1,4 @@
-"""Rule kinds and shared vocabulary of the v2 artifact lexicon (`lexicon_signal`,
+"""Rule kinds and shared vocabulary of the artifact lexicon (`lexicon_signal`,
 `lexicon_scene`, `lexicon_human`).
 
 Four kinds of rule, all case-insensitive regular expressions:
@@ -24,37 +24,65 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+
+from leaderboard.judges.mapping.versions import Version
 
 _F = re.I
 
 
+@lru_cache(maxsize=None)
+def _compile(source: str) -> re.Pattern:
+    return re.compile(source, _F)
+
+
 @dataclass(frozen=True)
 class Rule:
+    """A rule compiled for one version."""
+
     kind: str  # "P", "C", "A" or "S"
     a: re.Pattern
     b: re.Pattern | None = None
     unless: re.Pattern | None = None  # S only: a sentence matching it is about something else
 
 
-def P(pattern: str) -> Rule:
-    return Rule("P", re.compile(pattern, _F))
+@dataclass(frozen=True)
+class RuleSpec:
+    """A rule as the lexicon tables write it: pattern text with versioned fragments
+    (`versions.since`), and the first version that has the rule at all (`since`)."""
+
+    kind: str
+    a: str
+    b: str | None = None
+    unless: str | None = None
+    since: int = 0
+
+    def build(self, v: Version) -> Rule:
+        def comp(src):
+            return _compile(v.resolve(src)) if src is not None else None
+        return Rule(self.kind, comp(self.a), comp(self.b), comp(self.unless))
 
 
-def C(term: str, qualifier: str) -> Rule:
-    return Rule("C", re.compile(term, _F), re.compile(qualifier, _F))
+def P(pattern: str, *, since: int = 0) -> RuleSpec:
+    return RuleSpec("P", pattern, since=since)
 
 
-def A(pattern: str) -> Rule:
-    return Rule("A", re.compile(pattern, _F))
+def C(term: str, qualifier: str, *, since: int = 0) -> RuleSpec:
+    return RuleSpec("C", term, qualifier, since=since)
 
 
-def S(first: str, second: str, *, unless: str | None = None) -> Rule:
-    return Rule("S", re.compile(first, _F), re.compile(second, _F),
-                re.compile(unless, _F) if unless else None)
+def A(pattern: str, *, since: int = 0) -> RuleSpec:
+    return RuleSpec("A", pattern, since=since)
+
+
+def S(first: str, second: str, *, unless: str | None = None, since: int = 0) -> RuleSpec:
+    return RuleSpec("S", first, second, unless, since=since)
 
 
 @dataclass(frozen=True)
 class Artifact:
+    """An artifact's rules compiled for one version."""
+
     key: str
     rules: tuple[Rule, ...]
     flaw_words: frozenset[str] = frozenset()
@@ -63,11 +91,27 @@ class Artifact:
     quality: bool = False  # a benign framing ("normal sensor grain, not an artifact") denies it
 
 
-def art(key: str, *rules: Rule, flaw: str = "", exclude: str | None = None,
-        context: str | None = None, quality: bool = False) -> Artifact:
-    return Artifact(key, rules, frozenset(flaw.split()),
-                    re.compile(exclude, _F) if exclude else None,
-                    re.compile(context, _F) if context else None, quality)
+@dataclass(frozen=True)
+class ArtifactSpec:
+    key: str
+    rules: tuple[RuleSpec, ...]
+    flaw_words: frozenset[str] = frozenset()
+    exclude: str | None = None
+    context: str | None = None
+    quality: bool = False
+
+    def build(self, v: Version, extra: tuple[RuleSpec, ...] = ()) -> Artifact:
+        """The artifact as version `v` reads it, with `extra` rules appended."""
+        rules = tuple(r.build(v) for r in self.rules + tuple(extra) if v.number >= r.since)
+        return Artifact(self.key, rules, self.flaw_words,
+                        _compile(v.resolve(self.exclude)) if self.exclude else None,
+                        _compile(v.resolve(self.context)) if self.context else None,
+                        self.quality)
+
+
+def art(key: str, *rules: RuleSpec, flaw: str = "", exclude: str | None = None,
+        context: str | None = None, quality: bool = False) -> ArtifactSpec:
+    return ArtifactSpec(key, rules, frozenset(flaw.split()), exclude, context, quality)
 
 
 # -- shared vocabulary ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Polarity for artifact mapping v2: is a mention a claim, a denial, or neither?
+"""Polarity for artifact mapping: is a mention a claim, a denial, or neither?
 
 A detector mentions an artifact in four ways, and only the first is a claim:
 
@@ -31,6 +31,7 @@ import re
 from functools import lru_cache
 
 from leaderboard.judges.mapping.prefilter import Guarded
+from leaderboard.judges.mapping.versions import Version, since, until
 
 SCOPE_TOKENS = 9
 #: Joins a list item's topic to each of its sentences ("Colour | too vivid"): a topic term pairs
@@ -153,7 +154,7 @@ _CONCESSIVE = re.compile(
     r"^[^.!?;]{0,40}?\b(?:but|yet|though)\s+(?:\w+ly\s+)?(?:natural|normal|plausible|realistic|"
     r"consistent|expected|fine|correct|acceptable|benign|harmless|genuine|ordinary)\b", re.I)
 # A denial after the term: "Noise: none observed", "blur is not present", "hiss: absent".
-_DENIED_AFTER = re.compile(
+_DENIED_AFTER = (
     r"^[^.!?;\n]{0,60}?(?:[|:]\s*(?:none|no\b|nothing|absent|false|n/?a|not\s+(?:\w+\s+)?"
     r"(?:present|observed|detected|visible|found|noticeable|apparent|evident|seen|heard|"
     r"applicable|an\s+issue|a\s+problem))|\b(?:is|are|was|were)\s*(?:not|n't)\s+(?:\w+\s+)?"
@@ -161,23 +162,21 @@ _DENIED_AFTER = re.compile(
     r"an\s+issue|a\s+problem)\b|\b(?:is|are|was|were)\s+(?:absent|not\s+there)\b|^-free\b|"
     r"^\s*(?:is|are)\s+(?:none|nil)\b|^\s*\(\s*(?:none|no|absent|not\s+(?:present|observed|"
     r"detected|seen|found))\s*\)|\b(?:is|are)\s+nowhere\b|"
-    r"\b(?:is|are|was|were)\s+(?:negligible|inaudible|imperceptible)\b|"
+    + since(3, r"\b(?:is|are|was|were)\s+(?:negligible|inaudible|imperceptible)\b|") +
     r"\b(?:raises?|shows?|presents?|gives?|"
-    r"poses?)\s+no\s+(?:concerns?|red\s+flags?|issues?|problems?|cause\s+for\s+concern)\b)",
-    re.I)
+    r"poses?)\s+no\s+(?:concerns?|red\s+flags?|issues?|problems?|cause\s+for\s+concern)\b)")
 _ELSEWHERE = re.compile(r"^\s*(?:elsewhere|anywhere\s+else|in\s+(?:the\s+)?(?:rest|other|"
                         r"background|surrounding)|on\s+the\s+(?:rest|background|neck|hands)|"
                         r"outside|around\s+it|there)\b", re.I)
 
 # "not an artifact", "a normal photographic characteristic": the item's quality mentions deny.
-BENIGN = re.compile(
-    r"\bnot\s+(?:an?\s+)?(?:\w+\s+)?(?:artifact|artefact|defect|flaw|anomaly|"
-    r"sign\s+of\s+(?:editing|"
+_BENIGN = (
+    r"\bnot\s+(?:an?\s+)?" + since(3, r"(?:\w+\s+)?") + r"(?:artifact|artefact|defect|flaw|"
+    r"anomaly|sign\s+of\s+(?:editing|"
     r"manipulation|tampering))\b|\bnormal\s+(?:photographic|camera|sensor|recording|"
     r"lens|optical|compression)\s+(?:characteristic|behaviou?r|property|effect|artifact)|"
     r"\bcommon\s+camera\s+behaviou?r\b|\brecording\s+conditions\b|\bexpected\s+(?:for|in|from)\s+"
-    r"(?:a|an|this)\s+(?:real|genuine|phone|camera|low-light)", re.I)
-BENIGN = Guarded(BENIGN)
+    r"(?:a|an|this)\s+(?:real|genuine|phone|camera|low-light)")
 
 # Generic or hypothetical: the whole sentence claims nothing about this sample.
 _PLURAL_SUBJECT = (
@@ -191,7 +190,7 @@ _PLURAL_SUBJECT = (
     r"(?:voice\s+)?(?:cloning|synthesis|conversion|text-to-speech|tts|face-swap\w*|lip-sync)\s+"
     r"(?:systems|models|tools|engines|methods|pipelines|algorithms)|(?:gans|models|algorithms|"
     r"generative\s+models))\b")
-_GENERIC = re.compile(
+_GENERIC = (
     _PLURAL_SUBJECT + r"[^.!?]{0,80}?\b(?:often|typically|usually|commonly|frequently|generally|"
     r"tend\s+to|may|might|can|could|sometimes)\b"
     r"|\b(?:signs?|cues?|artifacts?|artefacts?|indicators?|clues?|tells?|hallmarks?|things|"
@@ -201,23 +200,23 @@ _GENERIC = re.compile(
     r"include|produce|introduce|leave|suffer)\b[^.!?]*\b(?:such\s+as|like|including)\b"
     r"|\b(?:involves?|involving|requires?)\s+(?:checking|looking|examining|analy[sz]ing|"
     r"inspecting)\b"
-    r"|\b(?:i\s+would|i'd|one\s+would|you\s+would|we\s+would|should|would\s+need\s+to)\s+"
-    r"(?:normally\s+|usually\s+|typically\s+)?(?:look|check|consider|examine|inspect|analy[sz]e|"
-    r"listen)\s+(?:for|whether|if|at|each)\b"
-    r"|\b(?:i\s+would|i'd|one\s+would|you\s+would)\s+(?:normally\s+|usually\s+|typically\s+)?"
-    r"(?:go\s+through\b|(?:check|look\s+at|listen\s+for|examine)\s*:)"
+    r"|\b(?:i\s+would|" + since(3, r"i'd|") + r"one\s+would|you\s+would|we\s+would|should|"
+    r"would\s+need\s+to)\s+" + since(3, r"(?:normally\s+|usually\s+|typically\s+)?") +
+    r"(?:look|check|consider|examine|inspect|analy[sz]e" + since(3, r"|listen") +
+    r")\s+(?:for|whether|if|at|each)\b"
+    + since(3, r"|\b(?:i\s+would|i'd|one\s+would|you\s+would)\s+(?:normally\s+|usually\s+|"
+            r"typically\s+)?(?:go\s+through\b|(?:check|look\s+at|listen\s+for|examine)\s*:)") +
     r"|^if\b[^.!?]*\b(?:were|would)\b"
-    r"|\ban?\s+(?:deepfake|fake|forgery|generated\s+(?:image|video|clip|voice|face)|synthetic\s+"
-    r"(?:image|video|voice|face)|manipulated\s+(?:image|video|clip|recording)|face[- ]swap|"
-    r"voice\s+clone|cloned\s+voice)\s+(?:of\s+this\s+kind\s+|like\s+this\s+)?(?:would|might|"
-    r"could|usually|typically|often|tends?\s+to)\b"
+    + since(3, r"|\ban?\s+(?:deepfake|fake|forgery|generated\s+(?:image|video|clip|voice|face)|"
+            r"synthetic\s+(?:image|video|voice|face)|manipulated\s+(?:image|video|clip|recording)|"
+            r"face[- ]swap|voice\s+clone|cloned\s+voice)\s+(?:of\s+this\s+kind\s+|like\s+this\s+)?"
+            r"(?:would|might|could|usually|typically|often|tends?\s+to)\b") +
     r"|^(?:usually|typically|generally|often|commonly|normally|in\s+general),"
     r"|\b(?:common|typical|usual|classic|known|frequent|telltale|tell-tale)\s+(?:\w+\s+){0,3}"
-    r"(?:signs?|artifacts?|artefacts?|cues?|tells?|indicators?|giveaways?|flaws)\s+(?:(?:of|in|"
-    r"for)\s+(?:\w+\s+){1,4})?(?:include|are|such\s+as|like)\b"
-    r"|\?\s*$",
-    re.I)
-_GENERIC = Guarded(_GENERIC)
+    r"(?:signs?|artifacts?|artefacts?|cues?|tells?|indicators?|giveaways?|flaws)\s+(?:"
+    + until(3, r"of\s+(?:\w+\s+){1,3}") + since(3, r"(?:of|in|for)\s+(?:\w+\s+){1,4}") +
+    r")?(?:include|are|such\s+as|like)\b"
+    r"|\?\s*$")
 # Unassessable: "I can't assess lip sync", "flicker can't be judged from a single frame"; only
 # its own clause (up to a contrast) claims nothing: "hard to judge, but the hum starts abruptly".
 _UNASSESSABLE = re.compile(
@@ -237,14 +236,42 @@ _TURN = re.compile(r",?\s+but\s+(?:here|in\s+this|this|as\s+a|as\s+it|the|his|he
 _CLAUSE_EDGE = re.compile(r"[;.!?]|\s-\s|\b(?:but|however|although|though|yet|whereas)\b", re.I)
 
 
-def generic_spans(sentence: str) -> list[tuple[int, int]]:
-    """Spans of ``sentence`` that claim nothing (generic lists, hypotheticals, "I can't tell")."""
-    m = _GENERIC.search(sentence)
-    if m:
-        # a contrast after a hypothetical or generic opening starts what is said of this sample
-        # ("if this were a video I'd check for flicker, but as a still the colours are off")
-        turn = _TURN.search(sentence, m.end())
-        return [(0, turn.start() if turn else len(sentence))]
+class Polarity:
+    """The version-dependent part of reading polarity: the patterns for denials after a term,
+    benign framings and generic statements as `version` writes them, and its switches."""
+
+    def __init__(self, version: Version) -> None:
+        self.version = version
+        self.benign = Guarded(re.compile(version.resolve(_BENIGN), re.I))
+        self._denied_after = re.compile(version.resolve(_DENIED_AFTER), re.I)
+        self._generic = Guarded(re.compile(version.resolve(_GENERIC), re.I))
+        self._turn = version.has("generic_turn")
+
+    def denied_after(self, text: str, end: int) -> bool:
+        tail = text[end:]
+        m = self._denied_after.match(tail)
+        return bool(m) and not _ELSEWHERE.match(tail[m.end():])
+
+    def is_denied(self, text: str, start: int, end: int, flaw_words: frozenset[str]) -> bool:
+        """True if the mention ``text[start:end]`` is denied (module docstring, case 2)."""
+        return (cue_before(text, start) or self.denied_after(text, end)
+                or approved(text, start, end, flaw_words))
+
+    def generic_spans(self, sentence: str) -> list[tuple[int, int]]:
+        """Spans of ``sentence`` that claim nothing (generic lists, hypotheticals, "I can't
+        tell")."""
+        m = self._generic.search(sentence)
+        if m:
+            # a contrast after a hypothetical or generic opening starts what is said of this
+            # sample ("if this were a video I'd check for flicker, but as a still the colours
+            # are off")
+            turn = _TURN.search(sentence, m.end()) if self._turn else None
+            return [(0, turn.start() if turn else len(sentence))]
+        return unassessable_spans(sentence)
+
+
+def unassessable_spans(sentence: str) -> list[tuple[int, int]]:
+    """The clauses of ``sentence`` that say a thing cannot be assessed."""
     spans = []
     for m in _UNASSESSABLE.finditer(sentence):
         start = 0
@@ -297,12 +324,6 @@ def cue_before(text: str, start: int) -> bool:
     return False
 
 
-def denied_after(text: str, end: int) -> bool:
-    tail = text[end:]
-    m = _DENIED_AFTER.match(tail)
-    return bool(m) and not _ELSEWHERE.match(tail[m.end():])
-
-
 def approved(text: str, start: int, end: int, flaw_words: frozenset[str]) -> bool:
     """An approving word before or an approving predicate after ``text[start:end]``."""
     before, after = approval(flaw_words)
@@ -319,12 +340,6 @@ def approved(text: str, start: int, end: int, flaw_words: frozenset[str]) -> boo
         return False
     # "is not natural", "doesn't look consistent": the predicate itself is negated.
     return not _CUE.search(tail[:m.end()])
-
-
-def is_denied(text: str, start: int, end: int, flaw_words: frozenset[str]) -> bool:
-    """True if the mention ``text[start:end]`` is denied (module docstring, case 2)."""
-    return (cue_before(text, start) or denied_after(text, end)
-            or approved(text, start, end, flaw_words))
 
 
 def strip_retraction(sentence: str) -> str:

@@ -1,4 +1,4 @@
-"""Segmentation for artifact mapping v2: from a detector's free text to sentences with topics.
+"""Segmentation for artifact mapping: from a detector's free text to sentences with topics.
 
 Detectors answer in prose, lists, "Title/Reason" blocks, markdown headings, tables and JSON. The
 mapper reads one `Sentence` at a time; a sentence keeps
@@ -23,8 +23,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from leaderboard.judges.mapping.prefilter import trie_regex
+from leaderboard.judges.mapping.versions import Version
 
 TOPIC_WORDS = 5
 
@@ -82,7 +84,9 @@ _TYPOS = {
     "saturized": "saturated", "oversaturized": "oversaturated", "exagerated": "exaggerated",
     "expresionless": "expressionless", "disapears": "disappears", "dissapears": "disappears",
     "apears": "appears", "wierd": "weird", "strage": "strange", "teh": "the",
-    # rules@3: more everyday misspellings of the words the lexicon reads
+}
+# rules@3 (switch "round2_typos"): more everyday misspellings of the words the lexicon reads
+_TYPOS_ROUND2 = {
     "distorded": "distorted", "distored": "distorted", "distortd": "distorted",
     "dosnt": "doesnt", "dosent": "doesnt", "compresion": "compression",
     "pixilated": "pixelated", "pixalated": "pixelated", "flikker": "flicker",
@@ -94,7 +98,6 @@ _TYPOS = {
     "backgrond": "background", "expresison": "expression",
     "blinkin": "blinking", "anatomicly": "anatomically", "unrealstic": "unrealistic",
 }
-_TYPO = re.compile(r"\b" + trie_regex(_TYPOS) + r"\b", re.I)
 _ABSENT_FIELD = re.compile(r"^(?:present|detected|found|exists?|observed|visible|is_present)$",
                            re.I)
 _VERBISH = re.compile(
@@ -120,10 +123,17 @@ def _is_topic(topic: str, separator: str) -> bool:
     return len(words) <= limit and not _VERBISH.search(topic)
 
 
-def normalize(text: str) -> str:
+@lru_cache(maxsize=None)
+def _typos(version: Version) -> tuple[re.Pattern, dict[str, str]]:
+    typos = {**_TYPOS, **_TYPOS_ROUND2} if version.has("round2_typos") else _TYPOS
+    return re.compile(r"\b" + trie_regex(typos) + r"\b", re.I), typos
+
+
+def normalize(text: str, version: Version) -> str:
     """Unicode quotes/dashes to ASCII, common misspellings of artifact words corrected, JSON
     answers flattened to ``key: value`` lines."""
-    text = _TYPO.sub(lambda m: _TYPOS[m.group(0).lower()], text.translate(_QUOTES))
+    pattern, typos = _typos(version)
+    text = pattern.sub(lambda m: typos[m.group(0).lower()], text.translate(_QUOTES))
     flat = _flatten_json(text)
     return flat if flat is not None else text
 
@@ -172,13 +182,14 @@ def _table_row(line: str) -> str:
     return "; ".join(cells)
 
 
-def split(text: str) -> list[Sentence]:
+def split(text: str, version: Version) -> list[Sentence]:
     """The response's sentences, each with its item's topic and its section's frame (module
-    docstring)."""
+    docstring), as `version` reads them."""
+    deny_topics = version.has("deny_topic_labels")
     out: list[Sentence] = []
     item = -1
     frame = ""
-    for raw in normalize(text).splitlines():
+    for raw in normalize(text, version).splitlines():
         if not raw.strip():
             frame = ""  # a blank line ends a framed section
             continue
@@ -206,7 +217,7 @@ def split(text: str) -> list[Sentence]:
             line = m["body"].strip()
             if not topic and not line:
                 continue
-            if _DENY_TOPIC.search(topic):
+            if deny_topics and _DENY_TOPIC.search(topic):
                 # "Not present: clipping, clicks", "Hiss (no issue): none audible": the label
                 # frames its own item as absent or fine
                 out.extend(Sentence("", s.strip(), item, "deny")
@@ -217,7 +228,8 @@ def split(text: str) -> list[Sentence]:
                 # affirms its label ("lighting inconsistency: yes")
                 line, topic = topic, ""
         line = _ELLIPSIS.sub(" ", _ABBREV.sub(r"\1", line))
-        if not topic and len(line.split()) <= 6 and _DENY_TOPIC.search(line.rstrip(".:")):
+        if deny_topics and not topic and len(line.split()) <= 6 and \
+                _DENY_TOPIC.search(line.rstrip(".:")):
             out.append(Sentence("", line, item, "deny"))  # a label: "Hiss (no issue)"
             continue
         for sent in _SENTENCE.split(line):
