@@ -1,0 +1,88 @@
+"""The canonical byte encoding every receipt, tree head and digest is computed over.
+
+JSON with object keys sorted (by code point), no whitespace (``,`` and ``:`` separators), ASCII
+only (every non-ASCII character as ``\\uXXXX``, so the bytes never depend on a text encoding),
+and **no floating-point numbers**: a JSON number is an integer, and a real value (a metric value,
+a confidence bound) is carried as a string, `encode_real`'s shortest round-trip decimal (Python's
+``repr``: ``0.1`` -> ``"0.1"``, ``1.0`` -> ``"1.0"``, ``1e-07`` -> ``"1e-07"``), which any
+language reads back to the same IEEE 754 double. So two implementations never disagree on how a
+number prints, the ambiguity that makes signed JSON with floats unverifiable.
+
+Integers must be within +-(2**53 - 1) (they survive every JSON reader). Anything else (floats,
+NaN, bytes, sets, tuples of mixed intent) raises `CanonicalError` naming the path.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+
+MAX_INT = 2**53 - 1
+
+
+class CanonicalError(ValueError):
+    """A value the canonical encoding refuses (names where it is)."""
+
+
+def encode_real(x: float | int | None) -> str | None:
+    """A real number as its canonical string (None stays None: "n/a"); refuses NaN and
+    infinities, which the metric records never carry (they become None)."""
+    if x is None:
+        return None
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise CanonicalError(f"a real value must be a number or None, got {x!r}")
+    x = float(x)
+    if math.isnan(x) or math.isinf(x):
+        raise CanonicalError(f"a real value must be finite, got {x!r}")
+    return repr(x + 0.0)  # + 0.0: -0.0 and 0.0 are the same value, one spelling
+
+
+def decode_real(s: str | None) -> float | None:
+    """The float `encode_real` wrote (None for None); ValueError for anything else."""
+    if s is None:
+        return None
+    if not isinstance(s, str):
+        raise ValueError(f"a real value is a string, got {s!r}")
+    x = float(s)
+    if encode_real(x) != s:
+        raise ValueError(f"{s!r} is not a canonical real (expected {encode_real(x)!r})")
+    return x
+
+
+def _check(obj, path: str) -> None:
+    if obj is None or isinstance(obj, (bool, str)):
+        return
+    if isinstance(obj, int):
+        if abs(obj) > MAX_INT:
+            raise CanonicalError(f"{path}: integer {obj} is outside +-(2**53 - 1)")
+        return
+    if isinstance(obj, float):
+        raise CanonicalError(f"{path}: floats are not canonical; encode {obj!r} with "
+                             "encode_real")
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if not isinstance(k, str):
+                raise CanonicalError(f"{path}: object keys must be strings, got {k!r}")
+            _check(v, f"{path}.{k}")
+        return
+    if isinstance(obj, list):
+        for i, v in enumerate(obj):
+            _check(v, f"{path}[{i}]")
+        return
+    raise CanonicalError(f"{path}: {type(obj).__name__} has no canonical JSON form")
+
+
+def canonical_bytes(obj) -> bytes:
+    """``obj`` (dicts, lists, strings, integers, booleans, None) as canonical JSON bytes."""
+    _check(obj, "$")
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False).encode("ascii")
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def digest(obj) -> str:
+    """``"sha256:<hex>"`` of ``obj``'s canonical bytes."""
+    return "sha256:" + sha256_hex(canonical_bytes(obj))
