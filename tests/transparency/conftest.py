@@ -49,11 +49,16 @@ def scored(client, auth, imported, baseline_files):
 
 def make_admin(app, email="root@example.org"):
     """An admin user row (for calling the admin service functions directly)."""
+    from sqlalchemy import select
+
     from leaderboard.server.models import User
-    from leaderboard.server.services.accounts import hash_password
+    from leaderboard.server.security import hash_password
 
     db = app.extensions["lb_db"]
     with db.scope() as s:
+        found = s.scalar(select(User.id).where(User.email == email))
+        if found is not None:
+            return found
         user = User(email=email, display_name="root", password_hash=hash_password("x" * 12),
                     is_admin=True)
         s.add(user)

@@ -162,7 +162,11 @@ class Issuer:
         commitment = receipts.commitment(records, salt)
         parts = {r["part"] for r in records}
         shown = shown_parts(parts, fields["benchmark"]["revealed"])
-        state_digest = digest({**fields, "shown": sorted(shown), "commitment": commitment})
+        # a split without parts shows the same whether or not the private part is revealed:
+        # the reveal is no change of its receipt
+        seen = fields if "public" in parts else {
+            **fields, "benchmark": {**fields["benchmark"], "revealed": None}}
+        state_digest = digest({**seen, "shown": sorted(shown), "commitment": commitment})
         if state is not None and state.state_digest == state_digest:
             return None
         flags = _flags(fields, commitment)
