@@ -67,18 +67,14 @@ def walk(entries_pages, size: int, keys, *, saved: tuple[int, bytes] | None = No
                                f"{e.get('index')})")
             data = e["data"].encode("utf-8")
             try:
-                doc = receipts.load(data)
+                doc = receipts.check_entry(data, keys)
             except Malformed as exc:
                 raise NotInLog(f"entry {index} is not a receipt: {exc}") from None
-            body = doc["receipt"]
-            try:
-                receipts.check_signature(doc, keys)
             except BadSignature as exc:
                 raise BadSignature(f"entry {index}: {exc}") from None
             except UnknownKey as exc:
                 raise UnknownKey(f"entry {index}: {exc}") from None
-            if receipts.encode(doc) != data:
-                raise NotInLog(f"entry {index} is not in canonical form")
+            body = doc["receipt"]
             if body["log_index"] != index:
                 raise NotInLog(f"entry {index} is the receipt issued as entry "
                                f"{body['log_index']}: entries were deleted, inserted or moved")

@@ -1,8 +1,10 @@
 """The canonical byte encoding every receipt, tree head and digest is computed over.
 
-JSON with object keys sorted (by code point), no whitespace (``,`` and ``:`` separators), ASCII
-only (every non-ASCII character as ``\\uXXXX``, so the bytes never depend on a text encoding),
-and **no floating-point numbers**: a JSON number is an integer, and a real value (a metric value,
+UTF-8 JSON with object keys sorted (by code point), no whitespace (``,`` and ``:`` separators),
+strings escaped only where JSON requires it (``"``, ``\\`` and control characters: ``\\b \\t \\n
+\\f \\r`` short, the others ``\\u00xx``; every other character as itself, the output of
+Python's ``json.dumps(..., ensure_ascii=False)`` and of ``orjson``), and **no floating-point
+numbers**: a JSON number is an integer, and a real value (a metric value,
 a confidence bound) is carried as a string, `encode_real`'s shortest round-trip decimal (Python's
 ``repr``: ``0.1`` -> ``"0.1"``, ``1.0`` -> ``"1.0"``, ``1e-07`` -> ``"1e-07"``), which any
 language reads back to the same IEEE 754 double. So two implementations never disagree on how a
@@ -14,8 +16,9 @@ NaN, bytes, sets, tuples of mixed intent) raises `CanonicalError` naming the pat
 from __future__ import annotations
 
 import hashlib
-import json
 import math
+
+import orjson
 
 MAX_INT = 2**53 - 1
 
@@ -72,11 +75,20 @@ def _check(obj, path: str) -> None:
     raise CanonicalError(f"{path}: {type(obj).__name__} has no canonical JSON form")
 
 
-def canonical_bytes(obj) -> bytes:
-    """``obj`` (dicts, lists, strings, integers, booleans, None) as canonical JSON bytes."""
-    _check(obj, "$")
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
-                      allow_nan=False).encode("ascii")
+_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
+
+
+def canonical_bytes(obj, *, check: bool = True) -> bytes:
+    """``obj`` (dicts, lists, strings, integers, booleans, None) as canonical JSON bytes.
+
+    ``check=False`` skips the walk that refuses floats (the one costly step), for documents
+    built by `leaderboard.core.transparency.receipts` (whose reals are strings already)."""
+    if check:
+        _check(obj, "$")
+    try:
+        return orjson.dumps(obj, option=_OPTIONS)
+    except (orjson.JSONEncodeError, TypeError) as exc:
+        raise CanonicalError(f"no canonical JSON form: {exc}") from None
 
 
 def sha256_hex(data: bytes) -> str:

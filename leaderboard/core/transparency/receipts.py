@@ -39,12 +39,14 @@ values (a metric has few possible values; an unsalted hash could be searched). A
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 
+import orjson
+
 from leaderboard.core.transparency.canonical import (
+    CanonicalError,
     canonical_bytes,
     decode_real,
     digest,
@@ -84,9 +86,11 @@ def sort_records(records: Iterable[dict]) -> list[dict]:
     return sorted(records, key=_record_order)
 
 
-def commitment(records: Iterable[dict], salt: str) -> str:
+def commitment(records: Iterable[dict], salt: str, *, presorted: bool = False) -> str:
     """The commitment to the full record set (see the module docstring)."""
-    return digest({"records": sort_records(records), "salt": salt})
+    records = list(records) if presorted else sort_records(records)
+    return "sha256:" + hashlib.sha256(canonical_bytes({"records": records, "salt": salt},
+                                                      check=False)).hexdigest()
 
 
 def _sha256_file(path: Path) -> str:
@@ -115,14 +119,16 @@ def pack_digests(pack_dir: str | Path, split: str) -> dict:
 
 def build_body(*, log_index: int, previous_index: int | None, event: str, issued_at: datetime,
                key_id: str, benchmark: dict, pack: dict, submission: dict, input: dict,
-               records: Iterable[dict], shown_parts: Iterable[str], salt: str) -> dict:
+               records: Iterable[dict], shown_parts: Iterable[str], salt: str,
+               records_commitment: str | None = None, presorted: bool = False) -> dict:
     """A receipt body: ``records`` is the full record set (every part); only ``shown_parts``
-    appear, the rest are sealed under the commitment."""
+    appear, the rest are sealed under the commitment (``records_commitment`` when the caller
+    computed it already, over the same records)."""
     from leaderboard.core.transparency.signing import format_time
 
     if event not in EVENTS:
         raise ValueError(f"event must be one of {EVENTS}, got {event!r}")
-    records = sort_records(records)
+    records = list(records) if presorted else sort_records(records)
     shown = set(shown_parts)
     body = {"format": RECEIPT_FORMAT, "key_id": key_id, "log_index": int(log_index),
             "previous_index": previous_index, "event": event,
@@ -130,7 +136,8 @@ def build_body(*, log_index: int, previous_index: int | None, event: str, issued
             "pack": dict(pack), "submission": dict(submission), "input": dict(input),
             "records": [r for r in records if r["part"] in shown],
             "sealed_parts": sorted({r["part"] for r in records} - shown),
-            "records_commitment": commitment(records, salt)}
+            "records_commitment": records_commitment or commitment(records, salt,
+                                                                   presorted=True)}
     if not body["sealed_parts"]:
         body["salt"] = salt
     return body
@@ -148,13 +155,44 @@ def encode(doc: dict) -> bytes:
     return canonical_bytes(doc)
 
 
+def _assemble(key: str, body_bytes: bytes, signature: dict) -> bytes:
+    # {"head"|"receipt": ..., "signature": ...} with the keys in order: the canonical bytes of
+    # the whole document without encoding the body a second time
+    return (b'{"' + key.encode() + b'":' + body_bytes + b',"signature":'
+            + canonical_bytes(signature) + b"}")
+
+
+def sign_encoded(body: dict, signer: Signer) -> bytes:
+    """`encode(sign(body, signer))` with the body encoded once (issuing's hot path: the body
+    comes from `build_body`, whose reals are strings already)."""
+    if body.get("key_id") != signer.key_id:
+        raise ValueError("the body names another key than the signer's")
+    body_bytes = canonical_bytes(body, check=False)
+    key = "head" if body.get("format") == HEAD_FORMAT else "receipt"
+    return _assemble(key, body_bytes, signer.sign_bytes(body_bytes))
+
+
+def check_entry(data: bytes, keys: KeySet) -> dict:
+    """A log entry's receipt, checked: JSON, shape, canonical form (Malformed), signature
+    (BadSignature / UnknownKey). One encoding of the body (an auditor's walk)."""
+    doc = load(data)
+    try:
+        body_bytes = canonical_bytes(doc["receipt"])
+    except CanonicalError as exc:
+        raise Malformed(f"not a canonical document: {exc}") from None
+    keys.verify_bytes(body_bytes, doc["signature"], signed_at=signed_at(doc))
+    if _assemble("receipt", body_bytes, doc["signature"]) != data:
+        raise Malformed("the entry is not in canonical form")
+    return doc
+
+
 def load(data: bytes | str | dict, *, what: str = "receipt") -> dict:
     """A signed document from bytes/text/dict, its shape checked; Malformed says what is
     wrong (the byte that broke JSON, a field missing)."""
     if isinstance(data, (bytes, str)):
         try:
-            doc = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            doc = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
             raise Malformed(f"the {what} is not valid JSON: {exc}") from None
     else:
         doc = data
@@ -189,7 +227,11 @@ def signed_at(doc: dict) -> datetime:
 def check_signature(doc: dict, keys: KeySet) -> PublishedKey:
     """BadSignature / UnknownKey unless ``doc`` is signed by a key published for its time."""
     body = doc.get("receipt") or doc.get("head")
-    return keys.verify(body, doc["signature"], signed_at=signed_at(doc))
+    try:
+        body_bytes = canonical_bytes(body)
+    except CanonicalError as exc:
+        raise Malformed(f"not a canonical document: {exc}") from None
+    return keys.verify_bytes(body_bytes, doc["signature"], signed_at=signed_at(doc))
 
 
 def check_commitment(body: dict) -> bool:

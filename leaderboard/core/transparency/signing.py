@@ -94,7 +94,11 @@ class Signer:
 
     def sign(self, obj) -> dict:
         """``{"algorithm", "key_id", "value"}`` over ``obj``'s canonical bytes."""
-        sig = self.private.sign(canonical_bytes(obj))
+        return self.sign_bytes(canonical_bytes(obj))
+
+    def sign_bytes(self, data: bytes) -> dict:
+        """The signature of ``data`` (already canonical bytes)."""
+        sig = self.private.sign(data)
         return {"algorithm": ALGORITHM, "key_id": self.key_id,
                 "value": base64.b64encode(sig).decode("ascii")}
 
@@ -161,6 +165,10 @@ class KeySet:
     def verify(self, obj, signature: dict, *, signed_at: datetime) -> PublishedKey:
         """Check ``signature`` over ``obj``: UnknownKeyError for a key not published or not
         valid at ``signed_at``, SignatureError for a signature that does not verify."""
+        return self.verify_bytes(canonical_bytes(obj), signature, signed_at=signed_at)
+
+    def verify_bytes(self, data: bytes, signature: dict, *, signed_at: datetime) -> PublishedKey:
+        """`verify` of ``data``, the signed object's canonical bytes."""
         if not isinstance(signature, dict) or signature.get("algorithm") != ALGORITHM:
             raise SignatureError(f"the signature is not an {ALGORITHM} signature")
         kid = signature.get("key_id")
@@ -175,7 +183,7 @@ class KeySet:
                                   f"(valid {window})")
         try:
             sig = base64.b64decode(signature.get("value") or "", validate=True)
-            key.public.verify(sig, canonical_bytes(obj))
+            key.public.verify(sig, data)
         except (binascii.Error, ValueError, InvalidSignature):
             raise SignatureError(f"the signature does not match the signed content (key "
                                  f"{kid}): something in it was changed") from None

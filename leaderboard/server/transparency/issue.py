@@ -15,6 +15,7 @@ earlier sealed commitments.
 """
 from __future__ import annotations
 
+import math
 import secrets
 from datetime import datetime, timezone
 from pathlib import Path
@@ -65,14 +66,25 @@ def shown_parts(parts: set[str], revealed: bool) -> set[str]:
     return set(parts)
 
 
+def _real(x) -> str | None:
+    """`canonical.encode_real` for stored values; a non-finite one (never written by the
+    scorer, which stores None) is shown as n/a rather than failing the commit."""
+    if x is None or x != x or x in (math.inf, -math.inf):
+        return None
+    return repr(float(x) + 0.0)
+
+
 def _records(session: Session, sub_id: int) -> list[dict]:
+    """The submission's score rows as receipt records, sorted (`receipts.record`'s form)."""
     rows = session.execute(
         select(Score.part, Score.task, Score.metric, Score.slice_json, Score.value,
                Score.ci_low, Score.ci_high, Score.n, Score.judge, Score.metric_version)
         .where(Score.submission_id == sub_id)).all()
-    return [receipts.record(part=r.part, task=r.task, metric=r.metric, slice=r.slice_json or {},
-                            value=r.value, ci_low=r.ci_low, ci_high=r.ci_high, n=r.n,
-                            judge=r.judge, metric_version=r.metric_version) for r in rows]
+    return receipts.sort_records(
+        {"part": p, "task": t, "metric": m, "slice": {str(k): str(v) for k, v in sl.items()}
+         if sl else {}, "value": _real(v), "ci_low": _real(lo), "ci_high": _real(hi),
+         "n": int(n or 0), "judge": j, "metric_version": str(mv)}
+        for p, t, m, sl, v, lo, hi, n, j, mv in rows)
 
 
 def _input(session: Session, sub: Submission) -> dict:
@@ -159,7 +171,7 @@ class Issuer:
         bench = session.get(Benchmark, sub.benchmark_id)
         fields, records = state_of(session, sub, bench)
         salt = state.salt if state is not None else secrets.token_hex(32)
-        commitment = receipts.commitment(records, salt)
+        commitment = receipts.commitment(records, salt, presorted=True)
         parts = {r["part"] for r in records}
         shown = shown_parts(parts, fields["benchmark"]["revealed"])
         # a split without parts shows the same whether or not the private part is revealed:
@@ -178,10 +190,9 @@ class Issuer:
             log_index=self.appender.next_index,
             previous_index=state.last_index if state is not None else None, event=event,
             issued_at=now, key_id=self.signer.key_id, records=records, shown_parts=shown,
-            salt=salt, **fields)
-        doc = receipts.sign(body, self.signer)
-        index = self.appender.append(receipts.encode(doc), event=event, benchmark_key=bench.key,
-                                     submission_id=sub.id, now=now)
+            salt=salt, records_commitment=commitment, presorted=True, **fields)
+        index = self.appender.append(receipts.sign_encoded(body, self.signer), event=event,
+                                     benchmark_key=bench.key, submission_id=sub.id, now=now)
         if state is None:
             state = ReceiptState(submission_id=sub.id, salt=salt)
             session.add(state)

@@ -68,7 +68,7 @@ class Appender:
             nodes.append({"key": merkle.node_key(level, i), "hash": h})
         self._frontier[level] = h
         self.session.execute(insert(LogEntry).values(
-            idx=index, data=data.decode("ascii"), event=event, benchmark_key=benchmark_key,
+            idx=index, data=data.decode("utf-8"), event=event, benchmark_key=benchmark_key,
             submission_id=submission_id, created_at=now or datetime.now(timezone.utc)))
         self.session.execute(insert(LogNode), nodes)
         self.next_index = index + 1
