@@ -133,10 +133,14 @@ def receipt_key() -> None:
 @receipt_key.command("generate")
 @click.option("--dir", "key_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Key folder (the server's RECEIPT_KEY_DIR).")
-def generate_cmd(key_dir: Path) -> None:
+@click.option("--if-missing", is_flag=True, help="Do nothing when the folder has a key already.")
+def generate_cmd(key_dir: Path, if_missing: bool) -> None:
     """Create signing.pem (0600) and publish its public key in published.json."""
-    from leaderboard.core.transparency.keyfiles import generate
+    from leaderboard.core.transparency.keyfiles import SIGNING_FILE, generate
 
+    if if_missing and (key_dir / SIGNING_FILE).exists():
+        click.echo(f"{key_dir / SIGNING_FILE} exists; kept")
+        return
     try:
         signer = generate(key_dir)
     except (FileExistsError, ValueError) as exc:

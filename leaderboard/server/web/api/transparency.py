@@ -42,6 +42,8 @@ def log_head():
 
 @bp.get("/log/proof/inclusion")
 def log_inclusion():
+    """Inclusion proof (RFC 9162 2.1.3) of entry ``?index=I`` in the tree of ``?size=N``
+    entries (default: the current tree)."""
     index = int_param("index", request.args.get("index"), low=0, high=_BIG)
     if index is None:
         from leaderboard.server.services import ServiceError
@@ -52,6 +54,8 @@ def log_inclusion():
 
 @bp.get("/log/proof/consistency")
 def log_consistency():
+    """Consistency proof (RFC 9162 2.1.4): the tree of ``?second=N`` entries (default: the
+    current tree) extends the tree of ``?first=M``."""
     first = int_param("first", request.args.get("first"), default=None, low=0, high=_BIG)
     if first is None:
         from leaderboard.server.services import ServiceError
@@ -62,6 +66,8 @@ def log_consistency():
 
 @bp.get("/log/entries")
 def log_entries():
+    """Entries ``?start=S`` onwards (``?count=C``, at most 1000): each a signed receipt's
+    canonical JSON (``data``, the leaf's bytes)."""
     start = int_param("start", request.args.get("start"), default=0, low=0, high=_BIG)
     count = int_param("count", request.args.get("count"), default=log.MAX_ENTRIES_PAGE, low=1,
                       high=log.MAX_ENTRIES_PAGE)
@@ -72,6 +78,7 @@ def log_entries():
 
 @bp.get("/log/entries/<int:index>")
 def log_entry(index: int):
+    """One log entry (a signed receipt) as a file."""
     return _receipt_response(log.entry_data(get_session(), index), f"receipt-{index}.json")
 
 
