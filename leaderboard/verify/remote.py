@@ -4,6 +4,7 @@ Network errors and unexpected answers raise `Unreachable` (exit code 9) naming t
 """
 from __future__ import annotations
 
+import orjson
 import requests
 
 from leaderboard.core.transparency.errors import Unreachable
@@ -29,8 +30,8 @@ class Server:
         if resp.status_code != 200:
             raise Unreachable(f"{url} answered {resp.status_code}: {_message(resp)}")
         try:
-            return resp.json()
-        except ValueError:
+            return orjson.loads(resp.content)
+        except orjson.JSONDecodeError:
             raise Unreachable(f"{url} did not answer JSON") from None
 
     def text(self, path: str) -> str:

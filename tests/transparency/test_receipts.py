@@ -170,5 +170,9 @@ def test_malformed_documents_are_named():
         receipts.load(b'{"receipt": ')
     with pytest.raises(Malformed, match="and nothing else"):
         receipts.load(b'{"receipt": {}, "signature": {}, "extra": 1}')
+    with pytest.raises(Malformed, match="a real number"):
+        receipts.load(b'{"receipt": {"value": 0.5}, "signature": {}}')
+    with pytest.raises(Malformed, match="outside"):
+        receipts.load(b'{"receipt": {"n": 9007199254740993}, "signature": {}}')
     with pytest.raises(Malformed, match="format"):
         receipts.load(b'{"receipt": {"format": "x"}, "signature": {}}')

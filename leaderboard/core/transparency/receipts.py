@@ -39,13 +39,13 @@ values (a metric has few possible values; an unsalted hash could be searched). A
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 
-import orjson
-
 from leaderboard.core.transparency.canonical import (
+    MAX_INT,
     CanonicalError,
     canonical_bytes,
     decode_real,
@@ -175,15 +175,31 @@ def sign_encoded(body: dict, signer: Signer) -> bytes:
 def check_entry(data: bytes, keys: KeySet) -> dict:
     """A log entry's receipt, checked: JSON, shape, canonical form (Malformed), signature
     (BadSignature / UnknownKey). One encoding of the body (an auditor's walk)."""
-    doc = load(data)
-    try:
-        body_bytes = canonical_bytes(doc["receipt"])
-    except CanonicalError as exc:
-        raise Malformed(f"not a canonical document: {exc}") from None
+    doc = load(data)  # parsed by `parse`: no float, no oversized integer
+    body_bytes = canonical_bytes(doc["receipt"], check=False)
     keys.verify_bytes(body_bytes, doc["signature"], signed_at=signed_at(doc))
     if _assemble("receipt", body_bytes, doc["signature"]) != data:
         raise Malformed("the entry is not in canonical form")
     return doc
+
+
+def _no_float(text: str):
+    raise CanonicalError(f"a real number ({text}) where canonical JSON has strings")
+
+
+def _bounded_int(text: str) -> int:
+    value = int(text)
+    if abs(value) > MAX_INT:
+        raise CanonicalError(f"integer {text} is outside +-(2**53 - 1)")
+    return value
+
+
+def parse(data: bytes | str):
+    """JSON that can be canonical: a float, NaN or an integer beyond 2**53 anywhere raises
+    (the C parser calls these hooks only for such literals), so what it returns re-encodes
+    with ``canonical_bytes(..., check=False)``."""
+    return json.loads(data, parse_float=_no_float, parse_int=_bounded_int,
+                      parse_constant=_no_float)
 
 
 def load(data: bytes | str | dict, *, what: str = "receipt") -> dict:
@@ -191,8 +207,8 @@ def load(data: bytes | str | dict, *, what: str = "receipt") -> dict:
     wrong (the byte that broke JSON, a field missing)."""
     if isinstance(data, (bytes, str)):
         try:
-            doc = orjson.loads(data)
-        except orjson.JSONDecodeError as exc:
+            doc = parse(data)
+        except (ValueError, CanonicalError) as exc:
             raise Malformed(f"the {what} is not valid JSON: {exc}") from None
     else:
         doc = data

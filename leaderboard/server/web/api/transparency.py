@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+import orjson
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from leaderboard.server.db import get_session
@@ -72,8 +73,10 @@ def log_entries():
     count = int_param("count", request.args.get("count"), default=log.MAX_ENTRIES_PAGE, low=1,
                       high=log.MAX_ENTRIES_PAGE)
     session = get_session()
-    return jsonify({"start": start, "tree_size": log.tree_size(session),
-                    "entries": log.entries(session, start, count)})
+    # orjson: a page is up to 1000 receipts (megabytes); the stdlib encoder is the slow part
+    body = {"start": start, "tree_size": log.tree_size(session),
+            "entries": log.entries(session, start, count)}
+    return Response(orjson.dumps(body), mimetype="application/json")
 
 
 @bp.get("/log/entries/<int:index>")
