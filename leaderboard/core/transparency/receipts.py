@@ -21,7 +21,8 @@ its canonical bytes (the log's leaf data, byte for byte what a user downloads). 
                        ``{"image_digest", "upload_sha256"}`` (a container run)
 ``records``            the metric records shown, each ``{"part", "task", "metric", "slice",
                        "value", "ci_low", "ci_high", "n", "judge", "metric_version"}``, real
-                       numbers as canonical strings (`canonical.encode_real`), sorted
+                       numbers as canonical strings (`canonical.encode_real`), sorted by
+                       their canonical bytes
 ``sealed_parts``       parts scored but not shown (the private part, and "all", which includes
                        it, until the reveal)
 ``records_commitment`` ``sha256`` of the canonical ``{"records": ALL records, "salt": SALT}``:
@@ -77,13 +78,10 @@ def record(*, part: str, task: str, metric: str, slice: Mapping[str, str], value
             "metric_version": str(metric_version)}
 
 
-def _record_order(r: dict) -> tuple:
-    return (r["part"], r["task"], r["metric"], sorted(r["slice"].items()), r["judge"] or "",
-            r["metric_version"])
-
-
 def sort_records(records: Iterable[dict]) -> list[dict]:
-    return sorted(records, key=_record_order)
+    """Records in their canonical order: by their own canonical JSON bytes (a total order any
+    implementation reproduces with its canonical encoder and a byte comparison)."""
+    return sorted(records, key=lambda r: canonical_bytes(r, check=False))
 
 
 def commitment(records: Iterable[dict], salt: str, *, presorted: bool = False) -> str:
