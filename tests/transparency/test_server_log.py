@@ -160,3 +160,34 @@ def test_the_log_refuses_update_and_delete(app, scored):
 def test_the_submission_page_links_its_receipt(client, scored):
     page = client.get(f"/submissions/{scored[1]}").get_data(as_text=True)
     assert f"/api/v1/submissions/{scored[1]}/receipt" in page and "signed receipt" in page
+
+
+def test_a_container_submissions_receipt_names_its_image(app, client, imported):
+    from leaderboard.server.models import Score, Team
+    from leaderboard.server.models.containers import ContainerRun
+
+    db = app.extensions["lb_db"]
+    with db.scope() as s:
+        bench = s.scalar(select(Benchmark))
+        team = Team(name="Boxes", invite_code="boxes")
+        s.add(team)
+        s.flush()
+        sub = Submission(benchmark_id=bench.id, split="dev", team_id=team.id, kind="container",
+                         method_name="detector:1", file_sha256="cd" * 32, status="scoring")
+        s.add(sub)
+        s.flush()
+        s.add(ContainerRun(submission_id=sub.id, image_id="sha256:" + "ef" * 32))
+        sid = sub.id
+    assert client.get(f"/api/v1/submissions/{sid}/receipt").status_code == 404  # not scored
+    with db.scope() as s:
+        s.add(Score(submission_id=sid, part="all", task="detection", metric="accuracy",
+                    slice_key="", slice_json={}, value=2 / 3, ci_low=0.5, ci_high=0.8, n=9))
+        s.get(Submission, sid).status = "scored"
+    body = json.loads(client.get(f"/api/v1/submissions/{sid}/receipt").data)["receipt"]
+    assert body["input"] == {"image_digest": "sha256:" + "ef" * 32,
+                             "upload_sha256": "sha256:" + "cd" * 32}
+    assert body["submission"]["kind"] == "container" and body["submission"]["team"] == "Boxes"
+    assert body["records"] == [{"part": "all", "task": "detection", "metric": "accuracy",
+                                "slice": {}, "value": "0.6666666666666666", "ci_low": "0.5",
+                                "ci_high": "0.8", "n": 9, "judge": None,
+                                "metric_version": "1"}]
