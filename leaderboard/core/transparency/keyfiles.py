@@ -7,8 +7,10 @@ Used by the server (`leaderboard.server.transparency.keys`) and by ``leaderboard
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -64,26 +66,47 @@ def entry(signer: Signer, not_before: datetime) -> dict:
             "not_after": None}
 
 
+@contextmanager
+def _locked(key_dir: str | os.PathLike):
+    """An exclusive lock on the key folder (published.json's read-modify-write)."""
+    Path(key_dir).mkdir(parents=True, exist_ok=True)
+    fd = os.open(Path(key_dir) / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
 def publish(key_dir: str | os.PathLike, signer: Signer, *, now: datetime | None = None) -> dict:
     """Add ``signer``'s public key to the published set (open-ended from ``now``) unless it is
     there; returns the set."""
-    doc = read_published(key_dir)
-    if not any(k["key_id"] == signer.key_id for k in doc["keys"]):
-        doc["keys"].append(entry(signer, now or datetime.now(timezone.utc)))
-        _write_json(Path(key_dir) / PUBLISHED_FILE, doc)
+    with _locked(key_dir):
+        doc = read_published(key_dir)
+        if not any(k["key_id"] == signer.key_id for k in doc["keys"]):
+            doc["keys"].append(entry(signer, now or datetime.now(timezone.utc)))
+            _write_json(Path(key_dir) / PUBLISHED_FILE, doc)
     return doc
 
 
 def generate(key_dir: str | os.PathLike) -> Signer:
-    """Create ``signing.pem`` in ``key_dir`` and publish it; FileExistsError if one is there."""
+    """Create ``signing.pem`` in ``key_dir`` and publish it; FileExistsError if one is there
+    (also when another process made it first: the file is linked into place, never
+    replaced, and its key published from before it could sign anything)."""
     path = Path(key_dir) / SIGNING_FILE
     if path.exists():
         raise FileExistsError(f"{path} exists; use `leaderboard receipt-key rotate` to replace "
                               "it")
+    since = datetime.now(timezone.utc)
     data = generate_pem()
-    _write_private(path, data)
     signer = Signer(load_private(data))
-    publish(key_dir, signer)
+    tmp = path.with_name(f".{path.name}.new-{os.getpid()}")
+    _write_private(tmp, data)
+    try:
+        os.link(tmp, path)
+    finally:
+        tmp.unlink()
+    publish(key_dir, signer, now=since)
     return signer
 
 
@@ -95,14 +118,15 @@ def rotate(key_dir: str | os.PathLike, *, now: datetime | None = None,
     now = now or datetime.now(timezone.utc)
     path = Path(key_dir) / SIGNING_FILE
     old = Signer(load_private(path.read_bytes())) if path.exists() else None
-    doc = read_published(key_dir)
-    for k in doc["keys"]:
-        if k["not_after"] is None:
-            k["not_after"] = format_time(now + grace)
     new = Signer(load_private(generate_pem()))
-    doc["keys"].append(entry(new, now))
-    _write_json(Path(key_dir) / PUBLISHED_FILE, doc)  # published before anything signs with it
-    _write_private(path, pem(new))
+    with _locked(key_dir):
+        doc = read_published(key_dir)
+        for k in doc["keys"]:
+            if k["not_after"] is None:
+                k["not_after"] = format_time(now + grace)
+        doc["keys"].append(entry(new, now))
+        _write_json(Path(key_dir) / PUBLISHED_FILE, doc)  # published before it signs anything
+        _write_private(path, pem(new))
     return old, new
 
 

@@ -160,7 +160,11 @@ class Issuer:
         self.issued: list[int] = []
 
     def issue_for(self, sub_id: int, *, now: datetime | None = None) -> int | None:
-        """Issue ``sub_id``'s receipt if what it shows changed; returns its log index."""
+        """Issue ``sub_id``'s receipt if what it shows changed; returns its log index.
+
+        The receipt state is read again once the log's lock is held: two transactions that
+        change the same submission at once then chain their receipts (``previous_index``) in
+        commit order, and never both create its state."""
         session = self.session
         sub = session.get(Submission, sub_id)
         if sub is None:
@@ -170,21 +174,28 @@ class Issuer:
             return None
         bench = session.get(Benchmark, sub.benchmark_id)
         fields, records = state_of(session, sub, bench)
-        salt = state.salt if state is not None else secrets.token_hex(32)
-        commitment = receipts.commitment(records, salt, presorted=True)
         parts = {r["part"] for r in records}
         shown = shown_parts(parts, fields["benchmark"]["revealed"])
-        # a split without parts shows the same whether or not the private part is revealed:
-        # the reveal is no change of its receipt
-        seen = fields if "public" in parts else {
-            **fields, "benchmark": {**fields["benchmark"], "revealed": None}}
-        state_digest = digest({**seen, "shown": sorted(shown), "commitment": commitment})
-        if state is not None and state.state_digest == state_digest:
+
+        def digest_with(salt: str) -> tuple[str, str]:
+            commitment = receipts.commitment(records, salt, presorted=True)
+            # a split without parts shows the same whether or not the private part is
+            # revealed: the reveal is no change of its receipt
+            seen = fields if "public" in parts else {
+                **fields, "benchmark": {**fields["benchmark"], "revealed": None}}
+            return commitment, digest({**seen, "shown": sorted(shown), "commitment": commitment})
+
+        if state is not None and digest_with(state.salt)[1] == state.state_digest:
             return None
+        if self.appender is None:
+            self.appender = Appender(session)  # the log's lock, to the end of the transaction
+        state = session.get(ReceiptState, sub_id, populate_existing=True)
+        salt = state.salt if state is not None else secrets.token_hex(32)
+        commitment, state_digest = digest_with(salt)
+        if state is not None and state.state_digest == state_digest:
+            return None  # another transaction logged this very state meanwhile
         flags = _flags(fields, commitment)
         event = event_for(state.flags_json if state is not None else None, flags)
-        if self.appender is None:
-            self.appender = Appender(session)
         now = now or datetime.now(timezone.utc)
         body = receipts.build_body(
             log_index=self.appender.next_index,
