@@ -191,3 +191,21 @@ def test_a_container_submissions_receipt_names_its_image(app, client, imported):
                                 "slice": {}, "value": "0.6666666666666666", "ci_low": "0.5",
                                 "ci_high": "0.8", "n": 9, "judge": None,
                                 "metric_version": "1"}]
+
+
+def test_a_rotated_key_signs_from_then_on_and_old_receipts_stay_valid(app, client, scored):
+    from leaderboard.core.transparency import keyfiles
+
+    _token, dev, test = scored
+    (old,) = _receipts(client, test)
+    _prev, new = keyfiles.rotate(app.config["RECEIPT_KEY_DIR"])
+    _admin(app, lambda s, a: admin_ops.set_hidden(s, a, s.get(Submission, test), True))
+    latest = _receipts(client, test)[-1]
+    assert latest["signature"]["key_id"] == new.key_id != old["signature"]["key_id"]
+    published = client.get("/api/v1/keys").get_json()
+    assert [k["not_after"] is None for k in published["keys"]] == [False, True]
+    keys = KeySet.from_document(published)
+    for doc in (old, latest, _receipts(client, dev)[0]):
+        receipts.check_signature(doc, keys)
+    head = receipts.load(client.get("/api/v1/log/head").get_json(), what="tree head")
+    assert receipts.check_signature(head, keys).key_id == new.key_id
