@@ -8,7 +8,7 @@ import shutil
 import pytest
 import requests
 from click.testing import CliRunner
-from sqlalchemy import text
+from sqlalchemy import select, text
 
 from leaderboard.cli import main
 from leaderboard.core.transparency import merkle, receipts
@@ -163,11 +163,31 @@ def test_a_rewritten_history_is_a_fork(app, logged, tmp_path):
     assert res.exit_code == 6 and "does not extend the saved head" in res.output
 
 
-def test_the_auditor_rebuilds_the_boards(app, logged, tmp_path):
+def test_the_auditor_rebuilds_the_boards(app, logged, scored, baseline_files, tmp_path):
     url, _dev, _test = logged
-    res = _run("audit-log", "--server", url)
+    head = tmp_path / "head.json"
+    res = _run("audit-log", "--server", url, "--save-head", head)
     assert res.exit_code == 0, res.output
     assert "2 entries: every signature valid" in res.output and "boards rebuilt" in res.output
+    # a second team, a disqualification and the reveal: the boards change, all through receipts
+    from leaderboard.server.access import admin_ops
+    from leaderboard.server.models import Benchmark, Submission, User
+    from tests.server.conftest import AuthActions
+    from tests.transparency.conftest import make_admin, post_predictions
+
+    client = app.test_client()
+    other = AuthActions(client).member(email="bo@example.org", team="Team Bo")
+    post_predictions(client, other, baseline_files["test"].read_bytes(), split="test", method="bo")
+    db, admin_id = app.extensions["lb_db"], make_admin(app)
+    with db.scope() as s:
+        actor = s.get(User, admin_id)
+        admin_ops.disqualify(s, actor, s.get(Submission, scored[2]), "late")
+        admin_ops.update_benchmark(s, actor, s.scalar(select(Benchmark)), private_revealed=True)
+    res = _run("audit-log", "--server", url, "--from", head)
+    assert res.exit_code == 0, res.output
+    assert "consistent with the saved head of 2 entries" in res.output
+    board = requests.get(f"{url}/api/v1/boards/syncred/detection/test?mode=all", timeout=10).json()
+    assert board["part"] == "private" and len(board["rows"]) == 2
 
 
 def test_a_board_edited_behind_the_logs_back_is_reported(app, logged, scored):
