@@ -37,18 +37,18 @@ import tempfile
 import threading
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cryptography.fernet import Fernet  # noqa: E402
-from sqlalchemy import create_engine, insert, select, text  # noqa: E402
+from cryptography.fernet import Fernet
+from sqlalchemy import create_engine, insert, select, text
 
-from leaderboard.core.transparency import merkle, receipts  # noqa: E402
-from leaderboard.server.models import Base, Score, Submission, Team  # noqa: E402
-from leaderboard.server.models.transparency import LogEntry, LogNode  # noqa: E402
+from leaderboard.core.transparency import merkle, receipts
+from leaderboard.server.models import Base, Score, Submission, Team
+from leaderboard.server.models.transparency import LogEntry, LogNode
 
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 
@@ -106,7 +106,7 @@ def bench_issue(url: str, work: Path, subs: int, dialect: str) -> dict:
     signer = app.extensions["lb_keyring"].signer()
     ids = []
     # rows made without the session hook (a plain engine): the receipts are issued below, timed
-    t0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
     with db.engine.begin() as c:
         team = c.execute(insert(Team).values(name="bench", invite_code="bench",
                                              created_at=t0).returning(Team.id)).scalar_one()
@@ -161,7 +161,7 @@ def _fill_log(url: str, n: int, make_data) -> merkle.Tree:
     tree = merkle.Tree()
     engine = create_engine(url)
     chunk = 20_000
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     with engine.begin() as c:
         for lo in range(0, n, chunk):
             entries, nodes = [], []
@@ -238,7 +238,7 @@ def bench_audit(url: str, work: Path, n: int) -> dict:
     engine.dispose()
     app = _app(url, work / "data-audit")
     signer = app.extensions["lb_keyring"].signer()
-    when = datetime.now(timezone.utc)
+    when = datetime.now(UTC)
     records = [receipts.record(part="all", task="detection", metric=m, slice={}, value=v,
                                ci_low=v - 0.05, ci_high=v + 0.05, n=500)
                for m, v in (("accuracy", 0.61), ("fpr", 0.2), ("ap", 0.7))]

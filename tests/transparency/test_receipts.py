@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -10,7 +10,7 @@ from leaderboard.core.transparency import canonical, keyfiles, receipts
 from leaderboard.core.transparency.errors import BadSignature, Malformed, UnknownKey
 from leaderboard.core.transparency.signing import KeySet, Signer, load_private
 
-T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
 
 def _records():

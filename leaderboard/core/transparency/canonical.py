@@ -27,7 +27,7 @@ class CanonicalError(ValueError):
     """A value the canonical encoding refuses (names where it is)."""
 
 
-def encode_real(x: float | int | None) -> str | None:
+def encode_real(x: float | None) -> str | None:
     """A real number as its canonical string (None stays None: "n/a"); refuses NaN and
     infinities, which the metric records never carry (they become None)."""
     if x is None:

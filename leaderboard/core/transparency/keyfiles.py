@@ -11,7 +11,7 @@ import fcntl
 import json
 import os
 from contextlib import contextmanager
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
@@ -29,7 +29,7 @@ SIGNING_FILE = "signing.pem"
 PUBLISHED_FILE = "published.json"
 #: the old key stays valid this long after a rotation (covers processes mid-commit)
 ROTATION_GRACE = timedelta(seconds=60)
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _write_private(path: Path, data: bytes) -> None:
@@ -84,7 +84,7 @@ def publish(key_dir: str | os.PathLike, signer: Signer, *, now: datetime | None 
     with _locked(key_dir):
         doc = read_published(key_dir)
         if not any(k["key_id"] == signer.key_id for k in doc["keys"]):
-            doc["keys"].append(entry(signer, now or datetime.now(timezone.utc)))
+            doc["keys"].append(entry(signer, now or datetime.now(UTC)))
             _write_json(Path(key_dir) / PUBLISHED_FILE, doc)
     return doc
 
@@ -97,7 +97,7 @@ def generate(key_dir: str | os.PathLike) -> Signer:
     if path.exists():
         raise FileExistsError(f"{path} exists; use `leaderboard receipt-key rotate` to replace "
                               "it")
-    since = datetime.now(timezone.utc)
+    since = datetime.now(UTC)
     data = generate_pem()
     signer = Signer(load_private(data))
     tmp = path.with_name(f".{path.name}.new-{os.getpid()}")
@@ -115,7 +115,7 @@ def rotate(key_dir: str | os.PathLike, *, now: datetime | None = None,
     """Replace the current key with a new one: (old, new). The old key's window closes at
     ``now + grace``; the new one's opens at ``now``; the old private key file is removed (its
     public key stays published)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     path = Path(key_dir) / SIGNING_FILE
     old = Signer(load_private(path.read_bytes())) if path.exists() else None
     new = Signer(load_private(generate_pem()))

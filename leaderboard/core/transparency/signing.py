@@ -17,7 +17,7 @@ import base64
 import binascii
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
@@ -124,12 +124,12 @@ def parse_time(value: str, what: str) -> datetime:
         raise ValueError(f"{what} must be an ISO 8601 time, got {value!r}") from None
     if t.tzinfo is None:
         raise ValueError(f"{what} must carry a time zone, got {value!r}")
-    return t.astimezone(timezone.utc)
+    return t.astimezone(UTC)
 
 
 def format_time(t: datetime) -> str:
     """UTC, microseconds, "Z": the one spelling receipts and key windows use."""
-    return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class KeySet:

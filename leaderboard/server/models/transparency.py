@@ -21,7 +21,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DDL, ForeignKey, Index, LargeBinary, String, Text, event
+from sqlalchemy import DDL, JSON, BigInteger, ForeignKey, Index, LargeBinary, String, Text, event
 from sqlalchemy.orm import Mapped, mapped_column
 
 from leaderboard.server.models.base import Base, utcnow

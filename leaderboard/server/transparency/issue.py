@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import secrets
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import select
@@ -196,7 +196,7 @@ class Issuer:
             return None  # another transaction logged this very state meanwhile
         flags = _flags(fields, commitment)
         event = event_for(state.flags_json if state is not None else None, flags)
-        now = now or datetime.now(timezone.utc)
+        now = now or datetime.now(UTC)
         body = receipts.build_body(
             log_index=self.appender.next_index,
             previous_index=state.last_index if state is not None else None, event=event,

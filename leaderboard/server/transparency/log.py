@@ -11,7 +11,7 @@ Readers only see committed entries: a head or proof never names an entry that mi
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import func, insert, select, text
 from sqlalchemy.orm import Session
@@ -69,7 +69,7 @@ class Appender:
         self._frontier[level] = h
         self.session.execute(insert(LogEntry).values(
             idx=index, data=data.decode("utf-8"), event=event, benchmark_key=benchmark_key,
-            submission_id=submission_id, created_at=now or datetime.now(timezone.utc)))
+            submission_id=submission_id, created_at=now or datetime.now(UTC)))
         self.session.execute(insert(LogNode), nodes)
         self.next_index = index + 1
         return index
@@ -92,7 +92,7 @@ def signed_head(session: Session, signer: Signer, *, size: int | None = None) ->
     """The signed tree head of the current tree (or of an earlier ``size``)."""
     size = _check_size(session, size)
     body = receipts.head_body(key_id=signer.key_id, tree_size=size, root_hash=root(session, size),
-                              timestamp=datetime.now(timezone.utc))
+                              timestamp=datetime.now(UTC))
     return receipts.sign(body, signer)
 
 
