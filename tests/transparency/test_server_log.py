@@ -209,3 +209,31 @@ def test_a_rotated_key_signs_from_then_on_and_old_receipts_stay_valid(app, clien
         receipts.check_signature(doc, keys)
     head = receipts.load(client.get("/api/v1/log/head").get_json(), what="tree head")
     assert receipts.check_signature(head, keys).key_id == new.key_id
+
+
+def test_concurrent_changes_chain_in_commit_order(app, client, scored, db_url):
+    """B read the receipt state before A committed a change to the same submission: B's
+    receipt still follows A's (the state is read again under the log's lock)."""
+    if not db_url.startswith("postgresql"):
+        pytest.skip("SQLite has one writer at a time: no interleaving to test")
+    from leaderboard.server.models import Score
+    from leaderboard.server.models.transparency import ReceiptState
+
+    test = scored[2]
+    db = app.extensions["lb_db"]
+    b = db.session()
+    try:  # B changes a score (not the submission's row, which A's update would wait for)
+        b.scalar(select(Score).where(Score.submission_id == test, Score.part == "public")
+                 .limit(1)).value = 0.125
+        b.flush()
+        stale = b.get(ReceiptState, test).last_index
+        with db.scope() as a:
+            a.get(Submission, test).hidden = True
+        b.commit()
+    finally:
+        b.close()
+    chain = _receipts(client, test)
+    assert [c["receipt"]["event"] for c in chain] == ["scored", "hidden", "rescored"]
+    assert chain[1]["receipt"]["previous_index"] == stale
+    assert chain[2]["receipt"]["previous_index"] == chain[1]["receipt"]["log_index"]
+    assert chain[2]["receipt"]["submission"]["hidden"] is True
