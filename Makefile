@@ -22,6 +22,8 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 # COOKIE_SECURE=0 because this serves plain http on loopback; production keeps the default (on).
 run: setup
 	$(PY) -m leaderboard db-upgrade
+	$(PY) -m leaderboard receipt-key generate --if-missing \
+		--dir "$${RECEIPT_KEY_DIR:-$${DATA_DIR:-instance/data}/keys}"
 	$(PY) -m leaderboard seed-demo
 	COOKIE_SECURE=0 $(PY) -m flask --app app run --host 127.0.0.1 --port $(PORT)
 

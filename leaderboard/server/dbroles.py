@@ -12,6 +12,8 @@ runs the migrations and owns every table, and the **application** role that web 
   truncated by the application even if it were compromised; not owning it, the role cannot
   ALTER or DROP it or disable its triggers either (PostgreSQL reserves those to the owner), and
   the triggers of revisions 0003 and 0008 refuse UPDATE, DELETE and TRUNCATE to the owner too;
+* on ``log_entry`` and ``log_node`` (the transparency log, issue 27): the same, SELECT and
+  INSERT only (revision 0016's triggers refuse UPDATE, DELETE and TRUNCATE to the owner too);
 * ``alembic_version``: SELECT only.
 
 SQLite has no roles: `grant_app_role` refuses it.
@@ -24,7 +26,7 @@ from sqlalchemy import create_engine, text
 
 _ROLE_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 #: tables the application may only read and append to
-APPEND_ONLY = ("audit_event",)
+APPEND_ONLY = ("audit_event", "log_entry", "log_node")
 READ_ONLY = ("alembic_version",)
 
 

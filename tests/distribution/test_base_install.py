@@ -83,3 +83,14 @@ def test_submit_from_the_base_install(base_bin, live_server, auth, imported, bas
                str(baseline_files["dev"]), env={"LB_SERVER": live_server, "LB_TOKEN": token})
     assert res.returncode == 0, res.stdout + res.stderr
     assert "scored: " in res.stdout
+    # the receipt of that submission verifies from the base install (issue 27)
+    import requests
+
+    sid = requests.get(f"{live_server}/api/v1/submissions",
+                       headers={"Authorization": f"Bearer {token}"},
+                       timeout=10).json()["submissions"][0]["id"]
+    receipt = base_bin.parent / "receipt.json"
+    receipt.write_bytes(requests.get(f"{live_server}/api/v1/submissions/{sid}/receipt",
+                                     timeout=10).content)
+    res = _run(base_bin, "verify", str(receipt), "--server", live_server)
+    assert res.returncode == 0 and "in the log: entry" in res.stdout, res.stdout + res.stderr

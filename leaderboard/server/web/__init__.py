@@ -29,6 +29,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     db = dbmod.init_app(app)
     _init_counters(app, db)
+    _init_transparency(app, db)
     _init_extensions(app)
     from leaderboard.server.web.inputs import install_converters
     install_converters(app)  # <int:...> bounded to the database's ids, before any route binds
@@ -53,6 +54,18 @@ def _init_counters(app: Flask, db) -> None:
                                     socket_timeout=2)
     app.extensions["lb_ops_counters_redis"] = conn
     ops_counters.install(db, conn)
+
+
+def _init_transparency(app: Flask, db) -> None:
+    """Sign a receipt into the transparency log on every commit that changes a submission."""
+    from leaderboard.server.transparency import hook, keys
+
+    try:
+        keyring = keys.from_config(app.config)
+    except ValueError as exc:
+        raise ValueError(f"RECEIPT_SIGNING_KEY: {exc}") from None
+    app.extensions["lb_keyring"] = keyring
+    hook.install(db.Session, keyring)
 
 
 def _init_extensions(app: Flask) -> None:
@@ -98,10 +111,11 @@ def _register_blueprints(app: Flask) -> None:
         team,
     )
     from leaderboard.server.web.api import bp as api_bp
+    from leaderboard.server.web.api.transparency import wellknown
     from leaderboard.server.web.extensions import csrf
 
     csrf.exempt(api_bp)  # token-authenticated; browsers never send the token by themselves
     for bp in (auth.bp, account.bp, team.bp, submit.bp, api_bp, public.bp, access.bp,
                admin_base.bp, ops.bp, challenges.bp, api_docs.bp, participate.bp, compare.bp,
-               robustness.bp):
+               robustness.bp, wellknown):
         app.register_blueprint(bp)

@@ -47,4 +47,5 @@ from leaderboard.server.web.api import (
     boards,  # noqa: E402,F401
     compare,  # noqa: E402,F401
     submissions,  # noqa: E402,F401  (attach routes)
+    transparency,  # noqa: E402,F401
 )

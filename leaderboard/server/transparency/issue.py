@@ -1,0 +1,243 @@
+"""A submission's receipt: built from its rows, issued only when what it shows has changed.
+
+`issue_for` is called by `leaderboard.server.transparency.hook` before every commit that touched
+a submission (scores, status, hidden, disqualified, team, selection) or revealed a benchmark's
+private part. It builds the receipt body from the rows as they will commit, compares the digest
+of everything but the log fields with the submission's `ReceiptState`, and when it differs signs
+the receipt, appends it to the log and records the new state, in the same transaction.
+
+Which submissions: a public (``is_public``) submission gets its first receipt when it is first
+scored; after that every change is logged, including leaving the board (``unscored`` while it is
+rescored, ``withdrawn``). Private submissions are never logged: the log is public and would name
+them. Which parts: a split without parts shows "all"; with parts, only "public" until the
+benchmark reveals its private part, then everything (`shown_parts`), with the salt that opens the
+earlier sealed commitments.
+"""
+from __future__ import annotations
+
+import math
+import secrets
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from leaderboard.core.transparency import receipts
+from leaderboard.core.transparency.canonical import digest
+from leaderboard.core.transparency.signing import Signer
+from leaderboard.server.models import Benchmark, Score, Submission, Team
+from leaderboard.server.models.containers import ContainerRun
+from leaderboard.server.models.transparency import ReceiptState
+from leaderboard.server.transparency.log import Appender
+
+#: pack digests by (pack path, split, stat of both files): hashing items.jsonl once per process
+_PACK_CACHE: dict[tuple, dict] = {}
+_NO_PACK = {"digest": None, "benchmark_yaml": None, "items": None}
+
+
+def _stat(path: Path):
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def pack_digests(pack_path: str, split: str) -> dict:
+    """`receipts.pack_digests` of the server's copy of the pack, cached by the files' stat;
+    null digests when the files are missing (a receipt is still issued, saying so)."""
+    root = Path(pack_path)
+    key = (str(root), split, _stat(root / "benchmark.yaml"),
+           _stat(root / "splits" / split / "items.jsonl"))
+    if None in key[2:]:
+        return dict(_NO_PACK)
+    found = _PACK_CACHE.get(key)
+    if found is None:
+        if len(_PACK_CACHE) > 256:
+            _PACK_CACHE.clear()
+        found = _PACK_CACHE[key] = receipts.pack_digests(root, split)
+    return dict(found)
+
+
+def shown_parts(parts: set[str], revealed: bool) -> set[str]:
+    if "public" in parts and not revealed:
+        return {"public"}
+    return set(parts)
+
+
+def _real(x) -> str | None:
+    """`canonical.encode_real` for stored values; a non-finite one (never written by the
+    scorer, which stores None) is shown as n/a rather than failing the commit."""
+    if x is None or x != x or x in (math.inf, -math.inf):
+        return None
+    return repr(float(x) + 0.0)
+
+
+def _records(session: Session, sub_id: int) -> list[dict]:
+    """The submission's score rows as receipt records, sorted (`receipts.record`'s form)."""
+    rows = session.execute(
+        select(Score.part, Score.task, Score.metric, Score.slice_json, Score.value,
+               Score.ci_low, Score.ci_high, Score.n, Score.judge, Score.metric_version)
+        .where(Score.submission_id == sub_id)).all()
+    return receipts.sort_records(
+        {"part": p, "task": t, "metric": m, "slice": {str(k): str(v) for k, v in sl.items()}
+         if sl else {}, "value": _real(v), "ci_low": _real(lo), "ci_high": _real(hi),
+         "n": int(n or 0), "judge": j, "metric_version": str(mv)}
+        for p, t, m, sl, v, lo, hi, n, j, mv in rows)
+
+
+def _input(session: Session, sub: Submission) -> dict:
+    sha = f"sha256:{sub.file_sha256}" if sub.file_sha256 else None
+    if sub.kind != "container":
+        return {"predictions_sha256": sha}
+    image = session.scalar(select(ContainerRun.image_id)
+                           .where(ContainerRun.submission_id == sub.id)
+                           .order_by(ContainerRun.id.desc()).limit(1))
+    return {"image_digest": image, "upload_sha256": sha}
+
+
+def _time(t: datetime | None) -> str | None:
+    from leaderboard.core.transparency.signing import format_time
+
+    return None if t is None else format_time(t)
+
+
+def state_of(session: Session, sub: Submission, bench: Benchmark) -> tuple[dict, list[dict]]:
+    """(the receipt's fields other than the log's, every record) of ``sub`` as it stands."""
+    team = session.get(Team, sub.team_id) if sub.team_id is not None else None
+    records = _records(session, sub.id)
+    fields = {
+        "benchmark": {"key": bench.key, "version": bench.version,
+                      "revealed": bool(bench.private_revealed)},
+        "pack": pack_digests(bench.pack_path, sub.split),
+        "submission": {"id": sub.id, "split": sub.split, "kind": sub.kind,
+                       "team": team.name if team is not None else None,
+                       "method": sub.method_name, "submitted_at": _time(sub.created_at),
+                       "status": sub.status, "hidden": bool(sub.hidden),
+                       "disqualified": sub.disqualified_reason, "public": bool(sub.is_public),
+                       "selected": bool(sub.selected),
+                       "baseline": (sub.baseline_kind or "baseline") if sub.is_baseline
+                       else None},
+        "input": _input(session, sub),
+    }
+    return fields, records
+
+
+def _flags(fields: dict, commitment: str) -> dict:
+    s = fields["submission"]
+    return {"status": s["status"], "hidden": s["hidden"], "disqualified": bool(s["disqualified"]),
+            "public": s["public"], "revealed": fields["benchmark"]["revealed"],
+            "commitment": commitment}
+
+
+def event_for(old: dict | None, new: dict) -> str:
+    """The event a receipt names, from the flags of the previous receipt and of this one."""
+    if not old:
+        return "scored"
+    if old["status"] == "scored" and new["status"] != "scored":
+        return "unscored"
+    if old["public"] and not new["public"]:
+        return "withdrawn"
+    if new["revealed"] and not old["revealed"]:
+        return "revealed"
+    if new["disqualified"] != old["disqualified"]:
+        return "disqualified" if new["disqualified"] else "reinstated"
+    if new["hidden"] != old["hidden"]:
+        return "hidden" if new["hidden"] else "unhidden"
+    if new["commitment"] != old["commitment"] or new["status"] != old["status"]:
+        return "rescored"
+    return "updated"
+
+
+class Issuer:
+    """Issues the receipts of one commit (one `Appender`, taken on the first receipt)."""
+
+    def __init__(self, session: Session, signer: Signer):
+        self.session = session
+        self.signer = signer
+        self.appender: Appender | None = None
+        self.issued: list[int] = []
+
+    def issue_for(self, sub_id: int, *, now: datetime | None = None) -> int | None:
+        """Issue ``sub_id``'s receipt if what it shows changed; returns its log index.
+
+        The receipt state is read again once the log's lock is held: two transactions that
+        change the same submission at once then chain their receipts (``previous_index``) in
+        commit order, and never both create its state."""
+        session = self.session
+        sub = session.get(Submission, sub_id)
+        if sub is None:
+            return None
+        state = session.get(ReceiptState, sub_id)
+        if state is None and not (sub.status == "scored" and sub.is_public):
+            return None
+        bench = session.get(Benchmark, sub.benchmark_id)
+        fields, records = state_of(session, sub, bench)
+        parts = {r["part"] for r in records}
+        shown = shown_parts(parts, fields["benchmark"]["revealed"])
+
+        def digest_with(salt: str) -> tuple[str, str]:
+            commitment = receipts.commitment(records, salt, presorted=True)
+            # a split without parts shows the same whether or not the private part is
+            # revealed: the reveal is no change of its receipt
+            seen = fields if "public" in parts else {
+                **fields, "benchmark": {**fields["benchmark"], "revealed": None}}
+            return commitment, digest({**seen, "shown": sorted(shown), "commitment": commitment})
+
+        if state is not None and digest_with(state.salt)[1] == state.state_digest:
+            return None
+        if self.appender is None:
+            self.appender = Appender(session)  # the log's lock, to the end of the transaction
+        state = session.get(ReceiptState, sub_id, populate_existing=True)
+        salt = state.salt if state is not None else secrets.token_hex(32)
+        commitment, state_digest = digest_with(salt)
+        if state is not None and state.state_digest == state_digest:
+            return None  # another transaction logged this very state meanwhile
+        flags = _flags(fields, commitment)
+        event = event_for(state.flags_json if state is not None else None, flags)
+        now = now or datetime.now(UTC)
+        body = receipts.build_body(
+            log_index=self.appender.next_index,
+            previous_index=state.last_index if state is not None else None, event=event,
+            issued_at=now, key_id=self.signer.key_id, records=records, shown_parts=shown,
+            salt=salt, records_commitment=commitment, presorted=True, **fields)
+        index = self.appender.append(receipts.sign_encoded(body, self.signer), event=event,
+                                     benchmark_key=bench.key, submission_id=sub.id, now=now)
+        if state is None:
+            state = ReceiptState(submission_id=sub.id, salt=salt)
+            session.add(state)
+        state.last_index = index
+        state.state_digest = state_digest
+        state.flags_json = flags
+        self.issued.append(index)
+        return index
+
+
+def candidates_of_benchmark(session: Session, benchmark_id: int) -> list[int]:
+    """Submissions of a benchmark a reveal may change the receipt of: logged ones, and scored
+    public ones (a first receipt, should one be missing)."""
+    logged = session.scalars(select(ReceiptState.submission_id).join(
+        Submission, Submission.id == ReceiptState.submission_id)
+        .where(Submission.benchmark_id == benchmark_id)).all()
+    scored = session.scalars(select(Submission.id).where(
+        Submission.benchmark_id == benchmark_id, Submission.status == "scored",
+        Submission.is_public.is_(True))).all()
+    return sorted(set(logged) | set(scored))
+
+
+def latest_receipt(session: Session, sub_id: int) -> str | None:
+    """The submission's last receipt (canonical JSON), or None when it has none."""
+    from leaderboard.server.models.transparency import LogEntry
+
+    return session.scalar(select(LogEntry.data).where(LogEntry.submission_id == sub_id)
+                          .order_by(LogEntry.idx.desc()).limit(1))
+
+
+def receipt_indexes(session: Session, sub_id: int) -> list[int]:
+    from leaderboard.server.models.transparency import LogEntry
+
+    return [int(i) for i in session.scalars(select(LogEntry.idx).where(
+        LogEntry.submission_id == sub_id).order_by(LogEntry.idx))]
+
+
