@@ -211,11 +211,10 @@ def test_a_rotated_key_signs_from_then_on_and_old_receipts_stay_valid(app, clien
     assert receipts.check_signature(head, keys).key_id == new.key_id
 
 
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)  # SQLite: one writer, no interleaving
 def test_concurrent_changes_chain_in_commit_order(app, client, scored, db_url):
     """B read the receipt state before A committed a change to the same submission: B's
     receipt still follows A's (the state is read again under the log's lock)."""
-    if not db_url.startswith("postgresql"):
-        pytest.skip("SQLite has one writer at a time: no interleaving to test")
     from leaderboard.server.models import Score
     from leaderboard.server.models.transparency import ReceiptState
 
