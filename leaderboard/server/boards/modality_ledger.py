@@ -184,7 +184,8 @@ def _standings_of(session: Session, cols: list[dict], grps: Iterable[str] | None
 
 
 def _signature(cols: list[dict]) -> list:
-    return [[c["key"], c["board_id"], c["judge"], c["part"], c["slice_key"]] for c in cols]
+    """What the board stores of its columns (and compares to see whether they changed)."""
+    return [dict(c) for c in cols]
 
 
 def _board(session: Session, modality: str) -> ModalityBoard:

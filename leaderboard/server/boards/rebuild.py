@@ -22,6 +22,7 @@ registered on the connection. The Python pass it replaces is kept only as the te
 """
 from __future__ import annotations
 
+import json
 import logging
 import time
 
@@ -112,6 +113,7 @@ def _register_sqlite(session: Session) -> None:
     raw = session.connection().connection.driver_connection
     raw.create_function("lb_fcode", 1, lambda x: _float_code(float(x)), deterministic=True)
     raw.create_function("lb_tcode", 1, _sqlite_tcode, deterministic=True)
+    raw.create_function("lb_json", -1, lambda *a: json.dumps(list(a)), deterministic=True)
 
 
 def _sqlite_tcode(value: str) -> str:
@@ -159,14 +161,13 @@ def _rebuild_one(session: Session, bid: int) -> int:
         f" FROM submission s WHERE s.benchmark_id = :b AND s.status = 'scored'"
         f" AND s.hidden = {false} AND s.is_public = {true}"), params)
     task_list = ", ".join(f"'{_sql_str(t)}'" for t in tasks)
-    # SQLite's JSON prints reals with 15 significant digits (the keys, computed from the
-    # stored doubles, are exact): the embedded setup's shown values keep 15 digits
+    # SQLite's JSON functions print reals with at most 16 significant digits: its records are
+    # JSON text made by Python (exact), concatenated in score id order
     rec = ("json_build_array(metric, value, ci_low, ci_high, coalesce(n, 0), judge)" if pg else
-           "json_array(metric, value, ci_low, ci_high, coalesce(n, 0), judge)")
-    pick = ("json_build_array(metric, value, judge)" if pg else
-            "json_array(metric, value, judge)")
+           "lb_json(metric, value, ci_low, ci_high, coalesce(n, 0), judge)")
+    pick = ("json_build_array(metric, value, judge)" if pg else "lb_json(metric, value, judge)")
     agg = ((lambda e: f"json_agg({e} ORDER BY id)") if pg
-           else (lambda e: f"json_group_array(json({e}))"))
+           else (lambda e: f"'[' || group_concat({e}, ', ') || ']'"))
     pivots = []
     for i, m in enumerate(metrics):
         last = f"rn = 1 AND ok = 1 AND metric = '{_sql_str(m)}'"
@@ -216,7 +217,7 @@ def _rebuild_one(session: Session, bid: int) -> int:
     for sig, ids in by_order.items():
         key, pick_key = _key(pg, list(sig), "g"), _key(pg, list(sig), "p")
         cells = ("json_build_object('shown', g.recs, 'pick', coalesce(p.picks, '[]'::json))" if pg
-                 else "json_object('shown', json(g.recs), 'pick', json(coalesce(p.picks, '[]')))")
+                 else "'{\"shown\": ' || g.recs || ', \"pick\": ' || coalesce(p.picks, '[]') || '}'")
         res = session.execute(text(
             "INSERT INTO standing (board_id, submission_id, grp, sort_key, all_key, rep_key,"
             " pick_key, selected, disqualified, is_baseline, competes, cells_json)"

@@ -243,7 +243,8 @@ def modality_page(modality: str):
     body = boards.get_cache().get_or_compute(
         boards.CROSS, ("modality_html", modality, page, per_page),
         lambda: render_template("public/_modality.html", mb=mb))
-    return render_template("public/modality.html", mb=mb, body=Markup(body))
+    return render_template("public/modality.html", mb=mb, body=Markup(body),
+                           all_modalities=boards.modalities(lazy_session))
 
 
 def _can_see(sub: Submission) -> tuple[bool, bool]:

@@ -128,12 +128,49 @@ def list_modalities():
 
 @bp.get("/modalities/<modality>")
 def modality_json(modality: str):
-    """One page of the per-modality board: each team's headline per task and the mean-rank
-    aggregate. Query: page, per_page."""
+    """One page of the per-modality board: each team's headline (value, CI, n) per task, its
+    coverage and mean normalised score (ranked only with a result on every task; the rule is
+    in the body). Query: page, per_page."""
     page, per_page = page_args()
     mb = boards.modality_board(lazy_session, modality, page=page, per_page=per_page)
     return _json(boards.get_cache().get_or_compute(
         boards.CROSS, ("modality_json", modality, page, per_page), lambda: json.dumps(mb)))
+
+
+@bp.get("/modalities/<modality>.csv")
+def modality_csv(modality: str):
+    """The whole modality board as CSV: rank (empty: not ranked), team, tasks covered, mean
+    normalised score, then per column its value, 95% CI, n and submission id."""
+    mb = boards.modality_board(lazy_session, modality, page=1, per_page=1)  # checks, columns
+    header = ["rank", "team", "tasks_covered", "tasks", "mean_score"]
+    for c in mb["columns"]:
+        k = c["key"]
+        header += [k, f"{k}_ci_low", f"{k}_ci_high", f"{k}_n", f"{k}_submission_id"]
+
+    def line(r) -> list:
+        row = [r["rank"], r["team"]["name"], r["covered"], r["of"], r["mean_score"]]
+        for c in mb["columns"]:
+            v = r["cells"].get(c["key"])
+            row += ([v["value"], v["ci_low"], v["ci_high"], v["n"], v["submission_id"]] if v
+                    else ["", "", "", "", ""])
+        return row
+
+    rows = boards.modality_rows(lazy_session, modality, chunk=CSV_CHUNK)
+    first = [line(r) for r in islice(rows, CSV_CHUNK)]
+
+    def generate():
+        yield to_csv(first, header=header)
+        chunk = []
+        for r in rows:
+            chunk.append(line(r))
+            if len(chunk) >= CSV_CHUNK:
+                yield to_csv(chunk)
+                chunk = []
+        if chunk:
+            yield to_csv(chunk)
+
+    return Response(stream_with_context(generate()), mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="modality-{modality}.csv"'})
 
 
 @bp.get("/")
@@ -154,6 +191,7 @@ def index():
             "board_csv": "/api/v1/boards/{key}/{task}/{split}.csv",
             "modalities": url_for("api.list_modalities"),
             "modality_board": "/api/v1/modalities/{modality}",
+            "modality_board_csv": "/api/v1/modalities/{modality}.csv",
             "challenges": url_for("api.api_challenges"),
             "challenge": "/api/v1/challenges/{key}",
             "submissions": url_for("api.list_submissions"),
