@@ -3,17 +3,18 @@ its score rows in a few SQL statements, for an upgraded database (``db-upgrade``
 standings), a bulk load (``rebuild-standings``) or a change of the benchmark's judge or metric
 declarations.
 
-Per benchmark, on PostgreSQL and SQLite alike:
+For the benchmarks asked for, in one pass on PostgreSQL and SQLite alike:
 
-1. ``lb_rb_sub``: its submissions that are on a board, and whether their scores carry parts;
+1. ``lb_rb_sub``: their submissions that are on a board, and whether their scores carry parts;
+   ``lb_rb_task``: their (benchmark, task) pairs with each board's judge;
 2. ``lb_rb_grp``: one row per (submission, task, slice, part) shown on a board, with the records
    as the ledger stores them (JSON, in score id order) and, per declared metric, the value and
    judge of the last record the board's judge allows (``row_number()`` over the score rows);
 3. the slices and their counters (``GROUP BY``), whose metrics fix each slice's ranking columns
    (a few rows: the ranking rules stay in `leaderboard.server.boards.standings`);
-4. ``INSERT ... SELECT`` of the standing rows with their keys, one statement per distinct
-   ranking order (usually one or two per benchmark), then the representatives (a window over
-   each group) and the counters, in SQL.
+4. ``INSERT ... SELECT`` of the standing rows with their keys and their team's representative
+   (``row_number()`` over each group), one statement per distinct ranking order (usually one or
+   two), then the counters in one grouped read.
 
 The keys are the ledger's (`leaderboard.server.boards.ledger.encode_key`), computed in SQL: on
 PostgreSQL from the IEEE 754 bits (``float8send``), on SQLite by the same Python function
@@ -56,14 +57,13 @@ def rebuild(session: Session, benchmark_id: int | None = None) -> int:
 
     bench_ids = ([benchmark_id] if benchmark_id is not None
                  else list(session.scalars(select(Benchmark.id).order_by(Benchmark.id))))
-    total = 0
-    for bid in bench_ids:
-        t = time.perf_counter()
-        n = _rebuild_one(session, bid)
-        log.info("standings rebuilt benchmark=%s rows=%s s=%.1f", bid, n,
-                 time.perf_counter() - t)
-        total += n
+    t = time.perf_counter()
+    total = _rebuild_many(session, bench_ids)
+    log.info("standings rebuilt benchmarks=%s rows=%s s=%.1f", len(bench_ids), total,
+             time.perf_counter() - t)
+    t = time.perf_counter()
     modality_ledger.rebuild_all(session)
+    log.info("modality boards rebuilt s=%.1f", time.perf_counter() - t)
     return total
 
 
@@ -137,30 +137,40 @@ def _key(pg: bool, order: list, alias: str) -> str:
     return " || ".join(parts)
 
 
-# -- one benchmark -------------------------------------------------------------------------------
-def _rebuild_one(session: Session, bid: int) -> int:
+# -- the pass ------------------------------------------------------------------------------------
+def _rebuild_many(session: Session, bench_ids: list[int]) -> int:
+    """Rebuild the standings of these benchmarks in one pass over their score rows."""
     pg = _dialect(session) == "postgresql"
     if not pg:
         _register_sqlite(session)
-    board_ids = select(StandingBoard.id).where(StandingBoard.benchmark_id == bid)
+    ids_sql = ", ".join(str(int(b)) for b in bench_ids) or "NULL"
+    board_ids = select(StandingBoard.id).where(StandingBoard.benchmark_id.in_(bench_ids))
     session.execute(delete(Standing).where(Standing.board_id.in_(board_ids)))
-    session.execute(delete(StandingBoard).where(StandingBoard.benchmark_id == bid))
-    tasks, specs, judge = _bench_meta(session, bid)
-    if not tasks:
+    session.execute(delete(StandingBoard).where(StandingBoard.benchmark_id.in_(bench_ids)))
+    metas = {bid: _bench_meta(session, bid) for bid in bench_ids}
+    metrics = sorted({m for _t, specs, _j in metas.values() for m in specs})
+    pairs = [(bid, task, " + " + (judge or _NO_JUDGE))
+             for bid, (tasks, _s, judge) in metas.items() for task in tasks]
+    if not pairs:
         return 0
-    metrics = list(specs)
-    params = {"b": bid, "bj": " + " + (judge or _NO_JUDGE)}
-    for name in ("lb_rb_sub", "lb_rb_grp"):
+    for name in ("lb_rb_task", "lb_rb_sub", "lb_rb_grp"):
         session.execute(text(f"DROP TABLE IF EXISTS {name}"))
     true, false = ("true", "false") if pg else ("1", "0")
+    # the (benchmark, task) pairs a board has, with the board's judge as the filter needs it
+    session.execute(text("CREATE TEMP TABLE lb_rb_task (benchmark_id integer, task"
+                         " varchar(64), bj varchar(200))"))
+    session.execute(text("INSERT INTO lb_rb_task VALUES (:b, :t, :j)"),
+                    [{"b": b, "t": t, "j": j} for b, t, j in pairs])
     session.execute(text(
-        "CREATE TEMP TABLE lb_rb_sub AS SELECT s.id, s.split, s.created_at, s.team_id,"
-        " s.is_baseline, s.selected,"
+        "CREATE TEMP TABLE lb_rb_sub AS SELECT s.id, s.benchmark_id, s.split, s.created_at,"
+        " s.team_id, s.is_baseline, s.selected,"
         " (s.disqualified_reason IS NOT NULL AND s.disqualified_reason <> '') AS dq,"
         " EXISTS (SELECT 1 FROM score p WHERE p.submission_id = s.id AND p.part = 'public') AS hp"
-        f" FROM submission s WHERE s.benchmark_id = :b AND s.status = 'scored'"
-        f" AND s.hidden = {false} AND s.is_public = {true}"), params)
-    task_list = ", ".join(f"'{_sql_str(t)}'" for t in tasks)
+        f" FROM submission s WHERE s.benchmark_id IN ({ids_sql}) AND s.status = 'scored'"
+        f" AND s.hidden = {false} AND s.is_public = {true}"))
+    if pg:
+        session.execute(text("ANALYZE lb_rb_sub"))
+        session.execute(text("ANALYZE lb_rb_task"))
     # SQLite's JSON functions print reals with at most 16 significant digits: its records are
     # JSON text made by Python (exact), concatenated in score id order
     rec = ("json_build_array(metric, value, ci_low, ci_high, coalesce(n, 0), judge)" if pg else
@@ -175,33 +185,34 @@ def _rebuild_one(session: Session, bid: int) -> int:
                       f" max(CASE WHEN {last} THEN 1 ELSE 0 END) AS h{i},"
                       f" max(CASE WHEN {last} AND judge IS NOT NULL AND judge <> 'self-mapped'"
                       f" THEN 1 ELSE 0 END) AS j{i}")
+    allowed = _ALLOWED.replace(":bj", "t.bj")
     inner = (
         "SELECT sc.id, sc.submission_id, sc.task, sc.slice_key, sc.part, sc.metric, sc.value,"
         " sc.ci_low, sc.ci_high, sc.n, sc.judge,"
-        f" CASE WHEN {_ALLOWED} THEN 1 ELSE 0 END AS ok,"
+        f" CASE WHEN {allowed} THEN 1 ELSE 0 END AS ok,"
         " row_number() OVER (PARTITION BY sc.submission_id, sc.task, sc.slice_key, sc.part,"
-        f" sc.metric, CASE WHEN {_ALLOWED} THEN 1 ELSE 0 END ORDER BY sc.id DESC) AS rn"
+        f" sc.metric, CASE WHEN {allowed} THEN 1 ELSE 0 END ORDER BY sc.id DESC) AS rn"
         " FROM score sc JOIN lb_rb_sub s ON s.id = sc.submission_id"
-        f" WHERE sc.task IN ({task_list}) AND (CASE WHEN s.hp THEN"
-        " sc.part IN ('public', 'private') ELSE sc.part = 'all' END)")
+        " JOIN lb_rb_task t ON t.benchmark_id = s.benchmark_id AND t.task = sc.task"
+        " WHERE (CASE WHEN s.hp THEN sc.part IN ('public', 'private') ELSE sc.part = 'all' END)")
     if not pg:  # SQLite aggregates in the order rows arrive: records in score id order
         inner += " ORDER BY sc.submission_id, sc.task, sc.slice_key, sc.part, sc.id"
     session.execute(text(
         "CREATE TEMP TABLE lb_rb_grp AS SELECT submission_id AS sid, task, slice_key AS skey,"
         f" part, {agg(rec)} AS recs, {agg(pick)} AS picks, max(ok) AS any_ok"
         + "".join(", " + p for p in pivots) +
-        f" FROM ({inner}) r GROUP BY submission_id, task, slice_key, part"), params)
+        f" FROM ({inner}) r GROUP BY submission_id, task, slice_key, part"))
     if pg:
-        session.execute(text("CREATE INDEX ON lb_rb_grp (sid, task, skey, part)"))
         session.execute(text("ANALYZE lb_rb_grp"))
     # the slices and their counters: which metrics each has fixes its ranking columns
     sums = "".join(f", sum(h{i}), sum(j{i})" for i in range(len(metrics)))
     slices = session.execute(text(
-        f"SELECT s.split, g.task, g.skey, g.part, count(*){sums} FROM lb_rb_grp g"
-        " JOIN lb_rb_sub s ON s.id = g.sid WHERE g.any_ok = 1"
-        " GROUP BY s.split, g.task, g.skey, g.part"), params).all()
+        f"SELECT s.benchmark_id, s.split, g.task, g.skey, g.part, count(*){sums}"
+        " FROM lb_rb_grp g JOIN lb_rb_sub s ON s.id = g.sid WHERE g.any_ok = 1"
+        " GROUP BY s.benchmark_id, s.split, g.task, g.skey, g.part")).all()
     by_order: dict[tuple, list[int]] = {}
-    for split, task, skey, part, rows, *counts in slices:
+    for bid, split, task, skey, part, rows, *counts in slices:
+        tasks, specs, judge = metas[bid]
         present = {m: int(counts[2 * i]) for i, m in enumerate(metrics) if counts[2 * i]}
         judged = {m: int(counts[2 * i + 1]) for i, m in enumerate(metrics)
                   if counts[2 * i + 1]}
@@ -213,35 +224,38 @@ def _rebuild_one(session: Session, bid: int) -> int:
         session.flush()
         sig = tuple((metrics.index(c.metric), c.higher_is_better, c.by_magnitude) for c in order)
         by_order.setdefault(sig, []).append(b.id)
+    collate = ' COLLATE "C"' if pg else ""
     total = 0
     for sig, ids in by_order.items():
         key, pick_key = _key(pg, list(sig), "g"), _key(pg, list(sig), "p")
         cells = ("json_build_object('shown', g.recs, 'pick', coalesce(p.picks, '[]'::json))" if pg
                  else "'{\"shown\": ' || g.recs || ', \"pick\": ' || coalesce(p.picks, '[]') || '}'")
+        # the representative of each group (`ledger._elect`): not disqualified, selected
+        # first, then the best pick key; elected here, so no row is written twice
+        rep = (f"CASE WHEN NOT k.dq AND row_number() OVER (PARTITION BY k.board_id, k.grp"
+               f" ORDER BY k.dq, k.selected DESC, k.pick_key{collate}) = 1"
+               " THEN k.sort_key END")
         res = session.execute(text(
             "INSERT INTO standing (board_id, submission_id, grp, sort_key, all_key, rep_key,"
             " pick_key, selected, disqualified, is_baseline, competes, cells_json)"
-            f" SELECT b.id, s.id,"
+            " SELECT k.board_id, k.sid, k.grp, k.sort_key,"
+            " CASE WHEN k.dq THEN '1' ELSE '0' END || k.sort_key, " + rep + ","
+            " k.pick_key, k.selected, k.dq, k.is_baseline,"
+            " (NOT k.dq AND NOT k.is_baseline), k.cells"
+            " FROM (SELECT b.id AS board_id, s.id AS sid, s.dq, s.selected, s.is_baseline,"
             " CASE WHEN s.team_id IS NULL OR s.is_baseline THEN 's:' || s.id"
-            " ELSE 't:' || s.team_id END,"
-            f" k.sort_key, CASE WHEN s.dq THEN '1' ELSE '0' END || k.sort_key, NULL,"
-            f" k.pick_key, s.selected, s.dq, s.is_baseline,"
-            f" (NOT s.dq AND NOT s.is_baseline), k.cells"
-            f" FROM (SELECT g.sid, g.task, g.skey, g.part, {key} AS sort_key,"
-            f" {pick_key} AS pick_key, {cells} AS cells"
+            " ELSE 't:' || s.team_id END AS grp,"
+            f" {key} AS sort_key, {pick_key} AS pick_key, {cells} AS cells"
             " FROM lb_rb_grp g JOIN lb_rb_sub s ON s.id = g.sid"
             " LEFT JOIN lb_rb_grp p ON p.sid = g.sid AND p.task = g.task AND p.skey = g.skey"
             " AND p.part = CASE WHEN s.hp THEN 'public' ELSE 'all' END"
-            " WHERE g.any_ok = 1) k"
-            " JOIN lb_rb_sub s ON s.id = k.sid"
-            " JOIN standing_board b ON b.benchmark_id = :b AND b.split = s.split"
-            " AND b.task = k.task AND b.slice_key = k.skey AND b.part = k.part"
-            f" WHERE b.id IN ({', '.join(str(int(i)) for i in ids)})"), params)
+            " JOIN standing_board b ON b.benchmark_id = s.benchmark_id AND b.split = s.split"
+            " AND b.task = g.task AND b.slice_key = g.skey AND b.part = g.part"
+            f" WHERE g.any_ok = 1 AND b.id IN ({', '.join(str(int(i)) for i in ids)})) k"))
         total += res.rowcount
-    for name in ("lb_rb_sub", "lb_rb_grp"):
+    for name in ("lb_rb_task", "lb_rb_sub", "lb_rb_grp"):
         session.execute(text(f"DROP TABLE {name}"))
-    _elect_all(session, bid)
-    _recount_all(session, bid)
+    _recount_all(session, bench_ids)
     return total
 
 
@@ -249,31 +263,7 @@ def _sql_str(s: str) -> str:
     return str(s).replace("'", "''")
 
 
-def _elect_all(session: Session, benchmark_id: int) -> None:
-    """Every group's representative, in one statement: not disqualified, selected first, then
-    the best pick key (`ledger._elect`'s rule)."""
-    boards = select(StandingBoard.id).where(StandingBoard.benchmark_id == benchmark_id)
-    if _dialect(session) == "postgresql":
-        session.execute(text("ANALYZE standing"))
-        session.execute(text(
-            "UPDATE standing s SET rep_key = s.sort_key FROM ("
-            " SELECT DISTINCT ON (board_id, grp) id FROM standing"
-            " WHERE board_id IN (SELECT id FROM standing_board WHERE benchmark_id = :b)"
-            " AND NOT disqualified ORDER BY board_id, grp, selected DESC, pick_key) r"
-            " WHERE s.id = r.id"), {"b": benchmark_id})
-        return
-    from sqlalchemy import func
-    ranked = (select(Standing.id, func.row_number().over(
-        partition_by=(Standing.board_id, Standing.grp),
-        order_by=(Standing.selected.desc(), Standing.pick_key)).label("rn"))
-        .where(Standing.board_id.in_(boards), Standing.disqualified.is_(False)).subquery())
-    session.execute(update(Standing).where(Standing.id.in_(select(ranked.c.id)
-                                                           .where(ranked.c.rn == 1)))
-                    .values(rep_key=Standing.sort_key)
-                    .execution_options(synchronize_session=False))
-
-
-def _recount_all(session: Session, benchmark_id: int) -> None:
+def _recount_all(session: Session, bench_ids: list[int]) -> None:
     """Every slice's counters from its rows, in one grouped read."""
     t = "true" if _dialect(session) == "postgresql" else "1"
     counts = session.execute(text(
@@ -281,9 +271,8 @@ def _recount_all(session: Session, benchmark_id: int) -> None:
         f" sum(CASE WHEN competes = {t} THEN 1 ELSE 0 END),"
         " sum(CASE WHEN rep_key IS NOT NULL THEN 1 ELSE 0 END),"
         f" sum(CASE WHEN rep_key IS NOT NULL AND competes = {t} THEN 1 ELSE 0 END)"
-        " FROM standing WHERE board_id IN"
-        " (SELECT id FROM standing_board WHERE benchmark_id = :b) GROUP BY board_id"),
-        {"b": benchmark_id}).all()
+        " FROM standing WHERE board_id IN (SELECT id FROM standing_board WHERE benchmark_id"
+        f" IN ({', '.join(str(int(b)) for b in bench_ids)})) GROUP BY board_id")).all()
     if counts:
         session.execute(update(StandingBoard), [
             {"id": b, "rows": n, "ranked": r, "reps": p, "ranked_reps": rp}

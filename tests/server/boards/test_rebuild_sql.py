@@ -62,12 +62,20 @@ def test_set_based_rebuild_equals_the_python_oracle(boards_session, make):
                 make.score(sub, part=part, task="judgment", metric="accuracy",
                            value=rng.choice([0.5, rng.random()]), slice_key=skey)
     bench.official_judge = "rules@3"
+    # a second benchmark, no judge, another headline direction: rebuilt in the same pass
+    other = make.benchmark("other", splits=("test",), tasks=[
+        {"key": "spot", "kind": "detection", "modalities": ["image"], "headline": "fpr",
+         "title": "Spot", "secondary": ["accuracy"]}])
+    for i in range(6):
+        make.submission(other, teams[i % 2], task="spot", minutes=100 + i % 3, scores={
+            "public": {"fpr": rng.choice([0.1, 0.2, None]), "accuracy": rng.random(),
+                       "ap": (0.5, 0.4, 0.6)}, "private": {"fpr": rng.random()}})
     s.commit()
-    rebuild_reference.rebuild(s, bench.id)
+    rebuild_reference.rebuild(s)
     s.flush()
     expected = _snapshot(s)
     assert expected[1], "the case has rows"
-    rebuild.rebuild(s, bench.id)
+    rebuild.rebuild(s)
     s.flush()
     got = _snapshot(s)
     assert got[0] == expected[0]
