@@ -32,8 +32,14 @@ log = logging.getLogger(__name__)
 
 def board(session: Session, *, benchmark_key: str, task: str, split: str,
           modality: str | None = None, slice_key: str | None = None,
-          mode: str = "team", page: int = 1, per_page: int | None = None) -> dict:
+          mode: str = "team", page: int = 1, per_page: int | None = None,
+          cursor: str | None = None) -> dict:
     """One page of a board (cached), read from the standings (`compute_board`).
+
+    ``cursor``: the ``next_cursor`` of the page before (issue 25): the page then starts after
+    that page's last row and carries its rank, so page 1,000 costs what page 1 costs (no offset,
+    no count of the rows before it). A cursor made before the board last changed is not
+    trusted: the page is read by its number instead (an offset and a count, still exact).
 
     ``per_page`` None: every row (CSV export, cross-benchmark pages: one row per team in team
     mode); else at most ``MAX_PER_PAGE``. The result carries ``rows`` (the page), ``page``,
@@ -54,22 +60,44 @@ def board(session: Session, *, benchmark_key: str, task: str, split: str,
         raise ServiceError(f"page must be >= 1 and per_page in 1..{MAX_PER_PAGE}, got "
                            f"page={page!r}, per_page={per_page!r}")
     wanted = parse_slice_key(slice_key)
-    key = ("board", task, split, modality, slice_key_of(wanted), mode, page, per_page)
-    return get_cache().get_or_compute(
-        benchmark_key, key,
-        lambda: _with_intervals(session, info, t, split, modality=modality, wanted=wanted,
-                                mode=mode, page=compute_board(
-                                    session, info, t, split, modality=modality, wanted=wanted,
-                                    mode=mode, page=page, per_page=per_page)))
+    after = None
+    version = get_cache().version(benchmark_key)
+    if cursor is not None and per_page is not None:
+        page, after = _parse_cursor(cursor, version)
+    key = ("board", task, split, modality, slice_key_of(wanted), mode, page, per_page, after)
+
+    def compute():
+        b = compute_board(session, info, t, split, modality=modality, wanted=wanted, mode=mode,
+                          page=page, per_page=per_page, after=after)
+        nxt = b.pop("next_after", None)
+        b["next_cursor"] = (f"{page + 1}.{nxt[1]}.{version}.{nxt[0]}" if nxt else None)
+        return _with_intervals(session, info, t, split, modality=modality, wanted=wanted,
+                               mode=mode, page=b)
+
+    return get_cache().get_or_compute(benchmark_key, key, compute)
+
+
+def _parse_cursor(cursor: str, version: str) -> tuple[int, tuple[str, int] | None]:
+    """(page, (key, rank before it) or None) from ``"<page>.<rank>.<version>.<key>"``; None
+    when the board changed since the cursor was made. ServiceError names a malformed one."""
+    parts = cursor.split(".", 3)
+    ok = (len(parts) == 4 and parts[0].isdigit() and parts[1].isdigit()
+          and 1 <= len(parts[3]) <= 600 and all(ch in "0123456789abcdef" for ch in parts[3])
+          and 1 <= int(parts[0]) <= 10**6)
+    if not ok:
+        raise ServiceError(f"cursor must be a next_cursor this API returned, got {cursor[:80]!r}")
+    page = int(parts[0])
+    return page, ((parts[3], int(parts[1])) if parts[2] == version else None)
 
 
 def compute_board(session: Session, info: dict, task: dict, split: str, *,
                   modality: str | None, wanted: dict, mode: str, page: int = 1,
-                  per_page: int | None = None) -> dict:
+                  per_page: int | None = None, after: tuple[str, int] | None = None) -> dict:
     """One page of the board, uncached, from the standings: one indexed range of rows and a
     count of the competitors ahead of it (no scan of submissions or score rows)."""
     return board_page_from_standings(session, info, task, split, modality=modality,
-                                     wanted=wanted, mode=mode, page=page, per_page=per_page)
+                                     wanted=wanted, mode=mode, page=page, per_page=per_page,
+                                     after=after)
 
 
 def board_rows(session: Session, *, benchmark_key: str, task: str, split: str,

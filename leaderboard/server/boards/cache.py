@@ -88,6 +88,13 @@ class BoardCache:
             return gens
         return self._read_generations(scope)
 
+    def version(self, scope: str) -> str:
+        """A short token that changes whenever ``scope``'s entries are invalidated (a page
+        cursor carries it: a cursor made before a change is not trusted after it)."""
+        import hashlib
+        return hashlib.blake2s(repr(self._generations(scope)).encode(),
+                               digest_size=4).hexdigest()
+
     def _read_generations(self, scope: str) -> tuple:
         # A missing generation gets a fresh random token, never a fixed "0": after Redis is
         # flushed (or the state directory wiped) every entry cached before must miss.

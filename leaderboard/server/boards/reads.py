@@ -60,8 +60,13 @@ def _resolve(session: Session, info: dict, task: dict, split: str, modality: str
 
 def board_page_from_standings(session: Session, info: dict, task: dict, split: str, *,
                               modality: str | None, wanted: dict, mode: str, page: int = 1,
-                              per_page: int | None = None) -> dict:
-    """One page of a board (see the module docstring); ``per_page`` None: every row."""
+                              per_page: int | None = None,
+                              after: tuple[str, int] | None = None) -> dict:
+    """One page of a board (see the module docstring); ``per_page`` None: every row.
+
+    ``after`` (key, rank): the page starts after that key, its ranks after that rank (keyset
+    paging: no offset, no count). ``next_after`` in the result: the same for the next page,
+    None on the last one."""
     shown, pick, slices, skey, sb = _resolve(session, info, task, split, modality, wanted)
     present = {m for m, c in ((sb.metrics_json if sb else None) or {}).items() if c > 0}
     judged = {m for m, c in ((sb.judged_json if sb else None) or {}).items() if c > 0}
@@ -91,11 +96,15 @@ def board_page_from_standings(session: Session, info: dict, task: dict, split: s
     # the slice's counters, not a count over the board (kept by the ledger)
     total, ranked = (sb.reps, sb.ranked_reps) if mode == "team" else (sb.rows, sb.ranked)
     q = _rows_query(key).where(*on).order_by(key)
+    if after is not None:
+        q = q.where(key > after[0])
     if per_page is not None:
-        q = q.offset((page - 1) * per_page).limit(per_page)
+        q = q.limit(per_page) if after is not None else q.offset((page - 1) * per_page).limit(per_page)
     rows_raw = session.execute(q).all()
     rank = 0
-    if rows_raw:
+    if after is not None:
+        rank = after[1]
+    elif rows_raw:
         rank = session.scalar(select(func.count()).select_from(Standing)
                               .where(*on, Standing.competes.is_(True), key < rows_raw[0].key))
     rows = []
@@ -107,8 +116,10 @@ def board_page_from_standings(session: Session, info: dict, task: dict, split: s
         _rows_query(key).where(Standing.board_id == sb.id, Standing.is_baseline.is_(True),
                                key.is_not(None)).order_by(key).limit(50))]
     pages = 1 if per_page is None else max(1, -(-total // per_page))
+    nxt = ((rows_raw[-1].key, rank) if per_page is not None and len(rows_raw) == per_page
+           and page < pages else None)
     return {**base, "rows": rows, "page": page, "per_page": per_page, "total": total,
-            "pages": pages, "ranked": ranked, "baselines": baselines}
+            "pages": pages, "ranked": ranked, "baselines": baselines, "next_after": nxt}
 
 
 def _rows_query(key):

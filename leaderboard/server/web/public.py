@@ -243,7 +243,9 @@ def benchmark(key: str):
 def board_page(key: str, task: str, split: str):
     args = board_args(key, task, split)
     page, per_page = page_args()
-    b = boards.board(lazy_session, **args, page=page, per_page=per_page)
+    b = boards.board(lazy_session, **args, page=page, per_page=per_page,
+                     cursor=request.args.get("cursor") or None)
+    page = b["page"]  # a cursor names its page: the same rows as that page by number
 
     def compute():
         return render_template("public/_board_page.html", board=b, args=args,

@@ -217,3 +217,39 @@ def test_concurrent_writers_keep_standings_exact(boards_app, boards_session, mak
 def make_time(k, i):
     from tests.server.boards.conftest import T0
     return T0 + timedelta(seconds=10 * i + k)
+
+
+def test_keyset_pages_follow_cursors_and_equal_pages_by_number(boards_app, boards_session,
+                                                                make):
+    """Issue 25: a page reached by its cursor (no offset, no count) equals the page by number,
+    ranks included; a cursor made before the board changed is not trusted; a bad one is a
+    ServiceError naming it."""
+    import pytest
+
+    from leaderboard.server.services import ServiceError
+    s = boards_session
+    bench = make.benchmark()
+    for i in range(11):
+        make.submission(bench, make.team(), scores={"public": {"accuracy": (i % 4) / 10}},
+                        disqualified_reason="late" if i == 3 else None)
+    make.submission(bench, None, is_baseline=True, baseline_kind="random",
+                    scores={"public": {"accuracy": 0.15}})
+    s.commit()
+    args = dict(benchmark_key="demo", task="detection", split="test", per_page=3)
+    with boards_app.app_context():
+        for mode in boards.MODES:
+            by_number = [boards.board(s, **args, mode=mode, page=p)["rows"] for p in (1, 2, 3, 4)]
+            page = boards.board(s, **args, mode=mode)
+            followed = [page["rows"]]
+            while page["next_cursor"]:
+                page = boards.board(s, **args, mode=mode, cursor=page["next_cursor"])
+                followed.append(page["rows"])
+            assert followed == [p for p in by_number if p]
+        cursor = boards.board(s, **args, mode="all")["next_cursor"]
+        make.submission(bench, make.team(), scores={"public": {"accuracy": 0.95}})
+        s.commit()
+        boards.invalidate_boards("demo")
+        stale = boards.board(s, **args, mode="all", cursor=cursor)
+        assert stale["rows"] == boards.board(s, **args, mode="all", page=2)["rows"]
+        with pytest.raises(ServiceError, match="cursor"):
+            boards.board(s, **args, mode="all", cursor="2.1.x.zz")

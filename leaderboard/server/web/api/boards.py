@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from itertools import islice
 
-from flask import Response, current_app, json, jsonify, stream_with_context, url_for
+from flask import Response, current_app, json, jsonify, request, stream_with_context, url_for
 
 from leaderboard.server.boards import service as boards
 from leaderboard.server.boards.intervals import TOP as INTERVAL_TOP
@@ -47,10 +47,13 @@ def get_benchmark(key: str):
 
 @bp.get("/boards/<key>/<task>/<split>")
 def board_json(key: str, task: str, split: str):
-    """One page of a board. Query: modality, slice, mode (team|all), page, per_page."""
+    """One page of a board. Query: modality, slice, mode (team|all), page, per_page, cursor
+    (the ``next_cursor`` of the page before: deep pages cost what the first one costs)."""
     args = board_args(key, task, split)
     page, per_page = page_args()
-    b = boards.board(lazy_session, **args, page=page, per_page=per_page)
+    b = boards.board(lazy_session, **args, page=page, per_page=per_page,
+                     cursor=request.args.get("cursor") or None)
+    page = b["page"]  # a cursor names its page: the same rows as that page by number
 
     def compute() -> str:
         body = {k: v for k, v in b.items() if k not in ("ranked", "baselines")}
@@ -176,7 +179,6 @@ def modality_csv(modality: str):
 @bp.get("/")
 def index():
     """The resources of this API, with their URLs (start here)."""
-    from flask import request
     base = request.url_root.rstrip("/")
     return jsonify({
         "name": "Synthetic-media detection leaderboard API", "version": "1",

@@ -56,7 +56,11 @@ OPERATIONS: dict[tuple[str, str], dict] = {
         "description": "Rows are ranked by the task's headline metric, then its secondary "
                        "metrics, then the earliest submission; n/a ranks last. On the test "
                        "split the public part is shown until the private part is revealed.",
-        "parameters": _BOARD_QUERY + _PAGING,
+        "parameters": _BOARD_QUERY + _PAGING + [
+            {"name": "cursor", "in": "query", "schema": {"type": "string"},
+             "description": "the next_cursor of the page before: the next page without an "
+                            "offset (a cursor older than the board's last change reads the "
+                            "page by its number instead)"}],
         "responses": {"200": _json(_ref("Board")), **_ERRORS}},
     ("api.board_csv", "GET"): {
         "summary": "A whole board as CSV (formula-safe cells)", "tags": ["boards"],
@@ -174,7 +178,7 @@ SCHEMAS = {
         "rule": {"type": "string"}, "columns": {"type": "array", "items": _ref("Column")},
         "rows": {"type": "array", "items": _ref("BoardRow")}, "page": {"type": "integer"},
         "per_page": {"type": "integer"}, "total": {"type": "integer"},
-        "pages": {"type": "integer"}}},
+        "pages": {"type": "integer"}, "next_cursor": {"type": ["string", "null"]}}},
     "ModalityBoard": {"type": "object", "properties": {
         "modality": {"type": "string"}, "rule": {"type": "string"},
         "columns": {"type": "array", "items": {"type": "object"}},
