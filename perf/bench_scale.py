@@ -181,6 +181,25 @@ def reader(port: int, path: str, *, duration: int, connections: int) -> dict:
             "tool": "python"}
 
 
+def cpu_per_request(paths: dict, env: dict, *, n: int = 300) -> dict:
+    """CPU per warm request in this process (Flask's test client against the same database and
+    Redis): the page's own cost, without the server's or the network's."""
+    from leaderboard.server.web import create_app
+    app = create_app({"DATABASE_URL": env["DATABASE_URL"], "DATA_DIR": env["DATA_DIR"],
+                      "SECRET_KEY": "bench", "COOKIE_SECURE": "0",
+                      "REDIS_URL": env["REDIS_URL"], "RATELIMIT_ENABLED": "0"})
+    client = app.test_client()
+    out_ = {}
+    for label, path in paths.items():
+        for _ in range(20):  # warm: the cache filled, the generations memoised
+            assert client.get(path).status_code == 200
+        t = time.process_time()
+        for _ in range(n):
+            client.get(path)
+        out_[label] = round(1000 * (time.process_time() - t) / n, 3)
+    return out_
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--submissions", type=int, default=50000)
@@ -292,6 +311,8 @@ def main(argv=None) -> int:
         out(measure="reads_during_cache_clears_1_per_s", rps=round(res["requests_per_s"]),
             p50_ms=round(res["p50_ms"], 1), p99_ms=round(res["p99_ms"], 1),
             errors=res["errors"])
+        out(measure="cpu_per_warm_request_ms", **cpu_per_request(
+            {k: paths[k] for k in ("json", "html", "home", "modality", "modality_json")}, env))
         board_bytes = sum(r.memory_usage(k) or 0 for k in r.scan_iter("lb:boards:*"))
         out(measure="memory", worker_rss_mb=rss_mb(proc.pid),
             redis_used_memory_mb=round(r.info("memory")["used_memory"] / 2**20, 1),
