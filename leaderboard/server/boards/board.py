@@ -127,7 +127,7 @@ def _with_intervals(session: Session, info: dict, task: dict, split: str, *,
         key = ("intervals", task["key"], split, page["slice_key"], mode)
         found = get_cache().get_or_compute(info["key"], key, lambda: _board_intervals(
             session, info, task, split, modality=modality, wanted=wanted, mode=mode,
-            baselines=len(page.get("baselines", []))))
+            page=page))
     for r in page.get("rows", []):
         r["rank_interval"] = found.get(str(r["submission_id"]))  # str: JSON-cached keys
     page["interval_rule"] = intervals.RULE if found else ""
@@ -135,21 +135,27 @@ def _with_intervals(session: Session, info: dict, task: dict, split: str, *,
 
 
 def _board_intervals(session: Session, info: dict, task: dict, split: str, *,
-                     modality: str | None, wanted: dict, mode: str, baselines: int) -> dict:
+                     modality: str | None, wanted: dict, mode: str, page: dict) -> dict:
+    """The board's rank intervals from its top ranked rows: the page already says the part,
+    slice, primary column and ranked total, so the top rows are read as (id, rank) only (an
+    index range, no cells, no names; issue 25: a second full page per cold board was most of
+    a cold board's time outside its own query)."""
     from leaderboard.server.boards import intervals
+    from leaderboard.server.boards.reads import top_ranked
 
-    top = compute_board(session, info, task, split, modality=modality, wanted=wanted,
-                        mode=mode, page=1, per_page=min(MAX_PER_PAGE, intervals.TOP + baselines))
-    hib = next((c["higher_is_better"] for c in top["columns"]
-                if c["metric"] == top.get("primary")), True)
+    ok, _modality = intervals.slice_modality(page["slice_key"])
+    if not ok or page["primary"] != task["headline"]:
+        return {}  # no interval for this board: nothing to read
+    rows = top_ranked(session, info, task, split, modality=modality, wanted=wanted, mode=mode,
+                      limit=intervals.TOP)
+    hib = next((c["higher_is_better"] for c in page["columns"]
+                if c["metric"] == page.get("primary")), True)
     try:
-        found = intervals.board_intervals(task=task, part=top["part"],
-                                          slice_key=top["slice_key"], primary=top["primary"],
-                                          higher_is_better=hib, rows=top["rows"],
-                                          total=top.get("ranked"))
+        found = intervals.board_intervals(task=task, part=page["part"],
+                                          slice_key=page["slice_key"],
+                                          primary=page["primary"], higher_is_better=hib,
+                                          rows=rows, total=page.get("ranked"))
     except Exception:  # noqa: BLE001 - a missing interval must never cost the board itself
-        log.exception("rank intervals failed task=%s slice=%s", task["key"], top["slice_key"])
+        log.exception("rank intervals failed task=%s slice=%s", task["key"], page["slice_key"])
         found = {}
     return {str(sid): iv for sid, iv in found.items()}
-
-

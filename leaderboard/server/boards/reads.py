@@ -168,6 +168,20 @@ def placement(session: Session, info: dict, task: dict, split: str, submission_i
     return {"rank": ahead + 1, "of": of}
 
 
+def top_ranked(session: Session, info: dict, task: dict, split: str, *, modality: str | None,
+               wanted: dict, mode: str, limit: int) -> list[dict]:
+    """The board's first ``limit`` ranked rows as {"submission_id", "rank"}, best first: one
+    index range over the competing rows, nothing else read."""
+    _shown, _pick, _slices_, _skey, sb = _resolve(session, info, task, split, modality, wanted)
+    if sb is None:
+        return []
+    key = Standing.rep_key if mode == "team" else Standing.all_key
+    ids = session.scalars(select(Standing.submission_id).where(
+        Standing.board_id == sb.id, key.is_not(None), Standing.competes.is_(True))
+        .order_by(key).limit(limit)).all()
+    return [{"submission_id": sid, "rank": i} for i, sid in enumerate(ids, start=1)]
+
+
 def iter_board_rows(session: Session, info: dict, task: dict, split: str, *,
                     modality: str | None, wanted: dict, mode: str, chunk: int = 1000):
     """Every row of a board, best first, read in keyset chunks of ``chunk`` rows (an export:
