@@ -243,7 +243,8 @@ def _rebuild_sql(session: Session, board_id: int, cols: list[dict]) -> tuple[int
     """(rows, ranked) written for one modality board, in one statement (PostgreSQL)."""
     from sqlalchemy import text
 
-    from leaderboard.server.boards.rebuild import _NO_JUDGE, _fcode
+    from leaderboard.server.boards.sql_keys import NO_JUDGE as _NO_JUDGE
+    from leaderboard.server.boards.sql_keys import fcode as _fcode
 
     live = [c for c in cols if c["board_id"] is not None]
     if not live:

@@ -12,7 +12,7 @@ score rows (tests hold the two equal), plus paging: ``page``, ``per_page``, ``to
 """
 from __future__ import annotations
 
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from leaderboard.core import records

@@ -31,6 +31,8 @@ from sqlalchemy import delete, select, text, update
 from sqlalchemy.orm import Session
 
 from leaderboard.server.boards.ledger import _bench_meta, _float_code, _order_names, _order_of
+from leaderboard.server.boards.sql_keys import NO_JUDGE as _NO_JUDGE
+from leaderboard.server.boards.sql_keys import fcode as _fcode
 from leaderboard.server.models import Benchmark, Submission
 from leaderboard.server.models.standings import Standing, StandingBoard
 
@@ -40,8 +42,6 @@ log = logging.getLogger(__name__)
 #: (`services.judging.record_judge_allowed`): remove those parts, nothing may be left
 _ALLOWED = ("(sc.judge IS NULL OR replace(replace(' + ' || sc.judge, ' + self-mapped', ''),"
             " :bj, '') = '')")
-#: what no judge's identity contains: the board's judge when there is none
-_NO_JUDGE = "\x01none"
 
 
 def rekey_benchmark(session: Session, benchmark_id: int) -> None:
@@ -96,15 +96,6 @@ def fill_if_empty(session: Session) -> int:
 # -- dialect pieces ------------------------------------------------------------------------------
 def _dialect(session: Session) -> str:
     return session.get_bind().dialect.name
-
-
-def _fcode(pg: bool, x: str) -> str:
-    """SQL for `ledger._float_code` of the float expression ``x`` (not NULL)."""
-    if not pg:
-        return f"lb_fcode({x})"
-    bits = f"(('x' || encode(float8send(({x}) + 0.0), 'hex'))::bit(64)::bigint)"
-    return (f"lpad(to_hex(CASE WHEN {bits} < 0 THEN ~{bits}"
-            f" ELSE {bits} # (-9223372036854775807 - 1) END), 16, '0')")
 
 
 def _tcode(pg: bool, col: str) -> str:

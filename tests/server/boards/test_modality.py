@@ -13,7 +13,6 @@ from leaderboard.server.boards import modality_ledger
 from leaderboard.server.boards import service as boards
 from leaderboard.server.models import Benchmark
 from leaderboard.server.models.standings import ModalityStanding
-from tests.server.boards.conftest import METRICS
 
 FPR_TASKS = [{"key": "spot", "kind": "detection", "modalities": ["image"], "headline": "fpr",
               "title": "Spot", "secondary": []}]
