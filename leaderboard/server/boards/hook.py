@@ -4,7 +4,9 @@
 own, the only kind of session the server makes). ``after_flush`` notes every submission whose
 Score rows or board-relevant columns changed (`leaderboard.server.boards.ledger.TRACKED`) and
 every benchmark whose judge or metric declarations changed; ``before_commit`` refreshes them in
-the same transaction, so scores and standings commit together whoever the writer is. Bulk SQL
+the same transaction, then the modality boards of the teams whose rows changed
+(`leaderboard.server.boards.modality_ledger`; a benchmark added, deleted or revealed rebuilds its
+modalities' boards), so scores and standings commit together whoever the writer is. Bulk SQL
 ``update()``/``delete()`` statements bypass the ORM: a caller that changes those columns that way
 calls `leaderboard.server.boards.ledger.refresh_submissions` itself (none in the server does).
 """
@@ -50,6 +52,8 @@ def _after_flush(session: Session, _ctx) -> None:
     for obj in session.deleted:
         if isinstance(obj, Score):
             pending.add(obj.submission_id)
+        elif isinstance(obj, Benchmark):  # its columns leave its modalities' boards
+            session.info.setdefault(TOUCHED, set()).add((obj.id, "*"))
 
 
 def _before_commit(session: Session) -> None:

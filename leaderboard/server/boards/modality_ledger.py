@@ -319,6 +319,10 @@ def refresh_groups(session: Session, touched: Iterable[tuple[int, str]]) -> None
     caller's transaction; a modality whose columns changed is rebuilt."""
     by_modality: dict[str, set[str]] = {}
     metas = dict(session.execute(select(Benchmark.id, Benchmark.meta_json)).all())
+    touched = list(touched)
+    if any(bid not in metas for bid, _grp in touched):
+        rebuild_all(session)  # a benchmark was deleted: its modalities lost columns
+        return
     for bid, grp in touched:
         for m in benchmark_modalities(metas.get(bid) or {}):
             by_modality.setdefault(m, set()).add(grp)
