@@ -44,6 +44,8 @@ from leaderboard.server.models.standings import (
 #: display order of modalities (benchmarks.md, "Per-modality boards")
 MODALITY_ORDER = ("image", "video", "audio", "text", "3d")
 NA = "1" + "0" * 16
+#: bulk deletes without the ORM fetching each deleted row's id (nothing holds those objects)
+_NOSYNC = {"synchronize_session": False}
 
 RULE = ("Only teams with a result on every task of this modality are ranked: by the mean of "
         "their normalised headline scores (each task's headline mapped onto 0-1 by its "
@@ -206,7 +208,8 @@ def rebuild_modality(session: Session, modality: str, cols: list[dict] | None = 
     Python pass `refresh_groups` shares (tests hold the two equal)."""
     cols = columns(session, modality) if cols is None else cols
     mb = _board(session, modality)
-    session.execute(delete(ModalityStanding).where(ModalityStanding.board_id == mb.id))
+    session.execute(delete(ModalityStanding).where(ModalityStanding.board_id == mb.id),
+                    execution_options=_NOSYNC)
     if session.get_bind().dialect.name == "postgresql":
         rows, ranked = _rebuild_sql(session, mb.id, cols)
         mb.rows, mb.ranked, mb.columns_json = rows, ranked, _signature(cols)
@@ -306,7 +309,8 @@ def _rebuild_sql(session: Session, board_id: int, cols: list[dict]) -> tuple[int
 def rebuild_all(session: Session) -> int:
     """Every modality board (and none for a modality no benchmark has any more)."""
     mods = all_modalities(session)
-    session.execute(delete(ModalityBoard).where(ModalityBoard.modality.not_in(mods)))
+    session.execute(delete(ModalityBoard).where(ModalityBoard.modality.not_in(mods)),
+                    execution_options=_NOSYNC)
     return sum(rebuild_modality(session, m) for m in mods)
 
 
