@@ -8,12 +8,15 @@ Creates its own PostgreSQL database (``lb_bench_scale_<random>``, dropped at the
 benchmarks named after the demo benchmarks (syncred, loki, tridf, uniaidet, vct2: synthetic
 metadata, one detection task each over image/video/...), N scored submissions spread over them
 (4 per team, public/private/all parts, overall + per-modality slices, 3 metrics: 27 score rows
-per submission), then builds the standings (`leaderboard.server.boards.rebuild.rebuild`).
+per submission), then builds the standings and the modality boards with the set-based rebuild
+(`leaderboard.server.boards.rebuild.rebuild`, issue 25), timed.
 It starts ``gunicorn -w 2`` against that database and ``--redis-url`` and measures:
 
 * cold reads (every board entry invalidated, first request): JSON board, HTML board, home,
   modality page;
-* warm reads (requests/s, p50/p99) of each, Python load generator (GIL-bound: a floor);
+* warm reads (requests/s, p50/p99) of each, with ``wrk`` (``apt-get install -y wrk``; 32
+  connections by default) when it is installed, else a Python load generator (GIL-bound: a
+  floor); "all submissions" mode at page 1 and at a deep page (1,000 when the board has it);
 * JSON board reads while a new scored submission arrives every second (ORM write in one
   transaction: scores + standings, then ``invalidate_boards``), and the time from that commit
   until the submission is visible on the board;
@@ -44,7 +47,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "perf"))
 
-from bench_boards import free_port, run_python, wait_up  # noqa: E402
+from bench_boards import free_port, run_python, run_wrk, wait_up  # noqa: E402
 
 PG = "postgresql+psycopg://postgres@127.0.0.1:5432/"
 METRICS = {"accuracy": {"title": "Accuracy", "higher_is_better": True, "fmt": "pct",
@@ -133,14 +136,18 @@ def load(url: str, n: int, seed: int) -> dict:
     from leaderboard.server.db import make_engine
     engine = make_engine(url)
     t = time.perf_counter()
+    cpu = time.process_time()
     with Session(engine) as session:
         standing_rows = rebuild.rebuild(session)
         session.commit()
+    rebuild_s, rebuild_cpu = time.perf_counter() - t, time.process_time() - cpu
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         conn.exec_driver_sql("VACUUM ANALYZE")  # as autovacuum would leave a live database
     engine.dispose()
     return {"score_rows": rows, "copy_s": round(copy_s, 1), "standing_rows": standing_rows,
-            "rebuild_standings_s": round(time.perf_counter() - t, 1)}
+            "rebuild_standings_s": round(rebuild_s, 1),
+            "rebuild_python_cpu_s": round(rebuild_cpu, 1),
+            "vacuum_analyze_s": round(time.perf_counter() - t - rebuild_s, 1)}
 
 
 def get(port: int, path: str) -> tuple[int, bytes, float]:
@@ -164,11 +171,40 @@ def rss_mb(master_pid: int) -> list[float]:
     return res
 
 
+def reader(port: int, path: str, *, duration: int, connections: int) -> dict:
+    """Warm reads of ``path``: wrk when installed, else the Python generator (a floor)."""
+    import shutil
+    if shutil.which("wrk"):
+        return run_wrk(f"http://127.0.0.1:{port}{path}", duration=duration,
+                       connections=connections)
+    return {**run_python(port, path, duration=duration, connections=connections),
+            "tool": "python"}
+
+
+def cpu_per_request(paths: dict, env: dict, *, n: int = 300) -> dict:
+    """CPU per warm request in this process (Flask's test client against the same database and
+    Redis): the page's own cost, without the server's or the network's."""
+    from leaderboard.server.web import create_app
+    app = create_app({"DATABASE_URL": env["DATABASE_URL"], "DATA_DIR": env["DATA_DIR"],
+                      "SECRET_KEY": "bench", "COOKIE_SECURE": "0",
+                      "REDIS_URL": env["REDIS_URL"], "RATELIMIT_ENABLED": "0"})
+    client = app.test_client()
+    out_ = {}
+    for label, path in paths.items():
+        for _ in range(20):  # warm: the cache filled, the generations memoised
+            assert client.get(path).status_code == 200
+        t = time.process_time()
+        for _ in range(n):
+            client.get(path)
+        out_[label] = round(1000 * (time.process_time() - t) / n, 3)
+    return out_
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--submissions", type=int, default=50000)
     ap.add_argument("--duration", type=int, default=8)
-    ap.add_argument("--connections", type=int, default=8)
+    ap.add_argument("--connections", type=int, default=32)
     ap.add_argument("--redis-url", required=True)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep", action="store_true", help="keep the database")
@@ -198,24 +234,26 @@ def main(argv=None) -> int:
         wait_up(port, timeout=60)
         os.environ.update({k: env[k] for k in ("DATABASE_URL", "REDIS_URL", "DATA_DIR")})
         from leaderboard.server.boards.cache import invalidate_boards
+        deep = max(1, min(1000, args.submissions // 5 // 50))
         paths = {"json": "/api/v1/boards/loki/detection/test",
                  "html": "/benchmarks/loki/boards/detection/test",
-                 "json_all_p50": "/api/v1/boards/loki/detection/test?mode=all&page=50",
-                 "home": "/", "modality": "/modalities/image"}
+                 "json_all_p1": "/api/v1/boards/loki/detection/test?mode=all",
+                 f"json_all_p{deep}": f"/api/v1/boards/loki/detection/test?mode=all&page={deep}",
+                 "home": "/", "modality": "/modalities/image",
+                 "modality_json": "/api/v1/modalities/image"}
         for label, path in paths.items():
             cold = []
-            for _ in range(3):
+            for _ in range(5):
                 invalidate_boards()
                 time.sleep(0.6)  # the workers' generation memo (BOARD_CACHE_GEN_TTL_S)
                 status, body, s = get(port, path)
                 assert status == 200, (path, status, body[:300])
                 cold.append(round(1000 * s, 1))
             get(port, path)
-            warm = run_python(port, path, duration=args.duration,
-                              connections=args.connections)
+            warm = reader(port, path, duration=args.duration, connections=args.connections)
             out(measure="read", page=label, path=path, cold_ms=cold, bytes=len(body),
                 warm_rps=round(warm["requests_per_s"]), warm_p50_ms=round(warm["p50_ms"], 1),
-                warm_p99_ms=round(warm["p99_ms"], 1), errors=warm["errors"])
+                warm_p99_ms=round(warm["p99_ms"], 1), errors=warm["errors"], tool=warm["tool"])
         # a stream of new scored submissions (1/s) while the JSON board is read
         stop = threading.Event()
         visible: list[float] = []
@@ -253,8 +291,7 @@ def main(argv=None) -> int:
 
         th = threading.Thread(target=scorer)
         th.start()
-        res = run_python(port, paths["json"], duration=args.duration,
-                         connections=args.connections)
+        res = reader(port, paths["json"], duration=args.duration, connections=args.connections)
         stop.set()
         th.join(30)
         out(measure="reads_during_scoring_1_per_s", rps=round(res["requests_per_s"]),
@@ -268,13 +305,14 @@ def main(argv=None) -> int:
 
         th = threading.Thread(target=clearer)
         th.start()
-        res = run_python(port, paths["json"], duration=args.duration,
-                         connections=args.connections)
+        res = reader(port, paths["json"], duration=args.duration, connections=args.connections)
         stop.set()
         th.join(10)
         out(measure="reads_during_cache_clears_1_per_s", rps=round(res["requests_per_s"]),
             p50_ms=round(res["p50_ms"], 1), p99_ms=round(res["p99_ms"], 1),
             errors=res["errors"])
+        out(measure="cpu_per_warm_request_ms", **cpu_per_request(
+            {k: paths[k] for k in ("json", "html", "home", "modality", "modality_json")}, env))
         board_bytes = sum(r.memory_usage(k) or 0 for k in r.scan_iter("lb:boards:*"))
         out(measure="memory", worker_rss_mb=rss_mb(proc.pid),
             redis_used_memory_mb=round(r.info("memory")["used_memory"] / 2**20, 1),

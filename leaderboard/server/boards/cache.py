@@ -88,6 +88,13 @@ class BoardCache:
             return gens
         return self._read_generations(scope)
 
+    def version(self, scope: str) -> str:
+        """A short token that changes whenever ``scope``'s entries are invalidated (a page
+        cursor carries it: a cursor made before a change is not trusted after it)."""
+        import hashlib
+        return hashlib.blake2s(repr(self._generations(scope)).encode(),
+                               digest_size=4).hexdigest()
+
     def _read_generations(self, scope: str) -> tuple:
         # A missing generation gets a fresh random token, never a fixed "0": after Redis is
         # flushed (or the state directory wiped) every entry cached before must miss.
@@ -172,23 +179,32 @@ class BoardCache:
         token = uuid.uuid4().hex
         deadline = time.monotonic() + self.lock_s
         while True:
+            envelope = None
             try:
-                got = bool(self.redis.set(lock, token, nx=True, px=int(self.lock_s * 1000)))
+                # the lock and a fresh read in one round trip: another process may have
+                # published the entry between our read and the lock (issue 25: a cold page
+                # paid six round trips per entry, now three)
+                pipe = self.redis.pipeline(transaction=False)
+                pipe.set(lock, token, nx=True, px=int(self.lock_s * 1000))
+                pipe.get(self._redis_key(scope, key))
+                got_raw, raw = pipe.execute()
+                got = bool(got_raw)
+                envelope = _envelope(raw)
             except Exception:  # noqa: BLE001
                 log.warning("board cache lock failed scope=%s", scope, exc_info=True)
                 got = True  # Redis trouble: compute without the lock rather than wait
             if got:
-                try:
-                    # another process may have published it between our read and the lock
-                    envelope = self._redis_get(scope, key)
-                    if envelope is not None and tuple(envelope[0]) == gens:
-                        self.hits += 1
-                        return envelope[1], True
-                    self.misses += 1
-                    value = compute()
-                    self._redis_set(scope, key, gens, value)
-                finally:
+                if envelope is not None and tuple(envelope[0]) == gens:
+                    self.hits += 1
                     self._unlock(lock, token)
+                    return envelope[1], True
+                self.misses += 1
+                try:
+                    value = compute()
+                except BaseException:
+                    self._unlock(lock, token)
+                    raise
+                self._publish(scope, key, gens, value, lock, token)
                 return value, True
             if stale is not None:
                 self.stale_served += 1
@@ -241,17 +257,26 @@ class BoardCache:
         except Exception:  # noqa: BLE001
             log.warning("board cache read failed scope=%s", scope, exc_info=True)
             return None
-        if raw is None:
-            return None
-        envelope = json.loads(raw)
-        return envelope if isinstance(envelope, list) and len(envelope) == 2 else None
+        return _envelope(raw)
 
-    def _redis_set(self, scope: str, key: Hashable, gens: tuple, value: Any) -> None:
+    def _publish(self, scope: str, key: Hashable, gens: tuple, value: Any, lock: str,
+                 token: str) -> None:
+        """Store the entry and release its lock in one round trip."""
         try:
-            self.redis.set(self._redis_key(scope, key), json.dumps([list(gens), value]),
-                           ex=self.ttl_s)
-        except Exception:  # noqa: BLE001
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.set(self._redis_key(scope, key), json.dumps([list(gens), value]),
+                     ex=self.ttl_s)
+            pipe.eval(_UNLOCK, 1, lock, token)
+            pipe.execute()
+        except Exception:  # noqa: BLE001 - the lock's TTL frees it anyway
             log.warning("board cache write failed scope=%s", scope, exc_info=True)
+
+
+def _envelope(raw):
+    if raw is None:
+        return None
+    envelope = json.loads(raw)
+    return envelope if isinstance(envelope, list) and len(envelope) == 2 else None
 
 
 def cache_from_config(config) -> BoardCache:

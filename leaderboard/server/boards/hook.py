@@ -4,7 +4,9 @@
 own, the only kind of session the server makes). ``after_flush`` notes every submission whose
 Score rows or board-relevant columns changed (`leaderboard.server.boards.ledger.TRACKED`) and
 every benchmark whose judge or metric declarations changed; ``before_commit`` refreshes them in
-the same transaction, so scores and standings commit together whoever the writer is. Bulk SQL
+the same transaction, then the modality boards of the teams whose rows changed
+(`leaderboard.server.boards.modality_ledger`; a benchmark added, deleted or revealed rebuilds its
+modalities' boards), so scores and standings commit together whoever the writer is. Bulk SQL
 ``update()``/``delete()`` statements bypass the ORM: a caller that changes those columns that way
 calls `leaderboard.server.boards.ledger.refresh_submissions` itself (none in the server does).
 """
@@ -13,7 +15,8 @@ from __future__ import annotations
 from sqlalchemy import event, inspect
 from sqlalchemy.orm import Session
 
-from leaderboard.server.boards.ledger import TRACKED, refresh_submissions
+from leaderboard.server.boards import modality_ledger
+from leaderboard.server.boards.ledger import TOUCHED, TRACKED, refresh_submissions
 from leaderboard.server.boards.rebuild import rekey_benchmark
 from leaderboard.server.models import Benchmark, Score, Submission
 
@@ -29,6 +32,8 @@ def _after_flush(session: Session, _ctx) -> None:
             pending.add(obj.submission_id)
         elif isinstance(obj, Submission):
             pending.add(obj.id)
+        elif isinstance(obj, Benchmark):  # a new column on its modalities' boards
+            session.info.setdefault(TOUCHED, set()).add((obj.id, "*"))
     for obj in session.dirty:
         if isinstance(obj, Score):
             pending.add(obj.submission_id)
@@ -41,9 +46,14 @@ def _after_flush(session: Session, _ctx) -> None:
             if any(state.attrs[a].history.has_changes() for a in ("official_judge",
                                                                     "meta_json")):
                 benches.add(obj.id)
+            elif state.attrs["private_revealed"].history.has_changes():
+                # the modality boards read the part a board shows
+                session.info.setdefault(TOUCHED, set()).add((obj.id, "*"))
     for obj in session.deleted:
         if isinstance(obj, Score):
             pending.add(obj.submission_id)
+        elif isinstance(obj, Benchmark):  # its columns leave its modalities' boards
+            session.info.setdefault(TOUCHED, set()).add((obj.id, "*"))
 
 
 def _before_commit(session: Session) -> None:
@@ -54,6 +64,10 @@ def _before_commit(session: Session) -> None:
         benches = session.info.pop(_BENCHES, set())
         pending = session.info.pop(_PENDING, set())
         if not benches and not pending:
+            touched = session.info.pop(TOUCHED, set())
+            if touched:  # the modality boards, from the standings just written
+                modality_ledger.refresh_groups(session, touched)
+                continue
             return
         for bid in sorted(benches):
             rekey_benchmark(session, bid)
@@ -62,6 +76,7 @@ def _before_commit(session: Session) -> None:
 
 
 def _after_rollback(session: Session) -> None:
+    session.info.pop(TOUCHED, None)
     session.info.pop(_PENDING, None)
     session.info.pop(_BENCHES, None)
 

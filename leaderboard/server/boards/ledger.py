@@ -193,10 +193,19 @@ def _order_names(order: list[Column]) -> list:
 
 
 # -- refresh -------------------------------------------------------------------------------------
+#: session.info key: the (benchmark id, group) pairs whose standings changed in this
+#: transaction ("*": every group of the benchmark), for the modality boards (issue 25)
+TOUCHED = "lb_modality_touched"
+
+
 def refresh_submissions(session: Session, submission_ids: Iterable[int]) -> None:
     """Bring the standings of these submissions up to date (in the caller's transaction)."""
     for sid in sorted(set(submission_ids)):
         _refresh(session, sid)
+
+
+def _touch(session: Session, benchmark_id: int, grps: Iterable[str]) -> None:
+    session.info.setdefault(TOUCHED, set()).update((benchmark_id, g) for g in grps)
 
 
 def _refresh(session: Session, sid: int) -> None:
@@ -247,9 +256,11 @@ def _refresh(session: Session, sid: int) -> None:
     if rows:
         session.execute(insert(Standing), rows)
     session.flush()
+    _touch(session, sub.benchmark_id, {g for gs in groups.values() for g in gs})
     for bid, b in boards.items():
         if bid in rekey:
             rekey_board(session, b, tasks, specs, judge)
+            _touch(session, sub.benchmark_id, ["*"])
         else:
             for g in groups[bid]:
                 _elect(session, b, g)

@@ -12,7 +12,7 @@ score rows (tests hold the two equal), plus paging: ``page``, ``per_page``, ``to
 """
 from __future__ import annotations
 
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from leaderboard.core import records
@@ -60,8 +60,13 @@ def _resolve(session: Session, info: dict, task: dict, split: str, modality: str
 
 def board_page_from_standings(session: Session, info: dict, task: dict, split: str, *,
                               modality: str | None, wanted: dict, mode: str, page: int = 1,
-                              per_page: int | None = None) -> dict:
-    """One page of a board (see the module docstring); ``per_page`` None: every row."""
+                              per_page: int | None = None,
+                              after: tuple[str, int] | None = None) -> dict:
+    """One page of a board (see the module docstring); ``per_page`` None: every row.
+
+    ``after`` (key, rank): the page starts after that key, its ranks after that rank (keyset
+    paging: no offset, no count). ``next_after`` in the result: the same for the next page,
+    None on the last one."""
     shown, pick, slices, skey, sb = _resolve(session, info, task, split, modality, wanted)
     present = {m for m, c in ((sb.metrics_json if sb else None) or {}).items() if c > 0}
     judged = {m for m, c in ((sb.judged_json if sb else None) or {}).items() if c > 0}
@@ -91,11 +96,15 @@ def board_page_from_standings(session: Session, info: dict, task: dict, split: s
     # the slice's counters, not a count over the board (kept by the ledger)
     total, ranked = (sb.reps, sb.ranked_reps) if mode == "team" else (sb.rows, sb.ranked)
     q = _rows_query(key).where(*on).order_by(key)
+    if after is not None:
+        q = q.where(key > after[0])
     if per_page is not None:
-        q = q.offset((page - 1) * per_page).limit(per_page)
+        q = q.limit(per_page) if after is not None else q.offset((page - 1) * per_page).limit(per_page)
     rows_raw = session.execute(q).all()
     rank = 0
-    if rows_raw:
+    if after is not None:
+        rank = after[1]
+    elif rows_raw:
         rank = session.scalar(select(func.count()).select_from(Standing)
                               .where(*on, Standing.competes.is_(True), key < rows_raw[0].key))
     rows = []
@@ -107,8 +116,10 @@ def board_page_from_standings(session: Session, info: dict, task: dict, split: s
         _rows_query(key).where(Standing.board_id == sb.id, Standing.is_baseline.is_(True),
                                key.is_not(None)).order_by(key).limit(50))]
     pages = 1 if per_page is None else max(1, -(-total // per_page))
+    nxt = ((rows_raw[-1].key, rank) if per_page is not None and len(rows_raw) == per_page
+           and page < pages else None)
     return {**base, "rows": rows, "page": page, "per_page": per_page, "total": total,
-            "pages": pages, "ranked": ranked, "baselines": baselines}
+            "pages": pages, "ranked": ranked, "baselines": baselines, "next_after": nxt}
 
 
 def _rows_query(key):
@@ -157,42 +168,18 @@ def placement(session: Session, info: dict, task: dict, split: str, submission_i
     return {"rank": ahead + 1, "of": of}
 
 
-def team_rows(session: Session, info: dict, task: dict, split: str, modality: str | None, *,
-              baselines: bool = False):
-    """(slice, rows) of a board in team mode, best first, for cross-benchmark aggregates: each
-    row (submission_id, team_id, is_baseline, baseline_kind, rep_key), no cells; the team rows,
-    or with ``baselines`` the baseline rows only (a few, through their index); slice None when
-    the board has no rows."""
-    _shown, _pick, _slices_, _skey, sb = _resolve(session, info, task, split, modality, {})
+def top_ranked(session: Session, info: dict, task: dict, split: str, *, modality: str | None,
+               wanted: dict, mode: str, limit: int) -> list[dict]:
+    """The board's first ``limit`` ranked rows as {"submission_id", "rank"}, best first: one
+    index range over the competing rows, nothing else read."""
+    _shown, _pick, _slices_, _skey, sb = _resolve(session, info, task, split, modality, wanted)
     if sb is None:
-        return None, []
-    rows = session.execute(
-        select(Standing.submission_id, Submission.team_id, Submission.is_baseline,
-               Submission.baseline_kind, Standing.rep_key)
-        .join(Submission, Standing.submission_id == Submission.id)
-        .where(Standing.board_id == sb.id, Standing.rep_key.is_not(None),
-               Standing.is_baseline.is_(baselines))
-        .order_by(Standing.rep_key)).all()
-    return sb, rows
-
-
-def headline_cells(session: Session, wanted: list[tuple[int, int, str, str | None]]) -> dict:
-    """{(board_id, submission_id): cell dict of ``metric``} for (board id, submission id,
-    metric, judge) tuples: the cells one page of an aggregate shows."""
-    out = {}
-    if not wanted:
-        return out
-    meta = {(b, sid): (m, j) for b, sid, m, j in wanted}
-    for bid, sid, cells in session.execute(
-            select(Standing.board_id, Standing.submission_id, Standing.cells_json)
-            .where(Standing.submission_id.in_({sid for _b, sid, _m, _j in wanted}),
-                   Standing.board_id.in_({b for b, _s, _m, _j in wanted}))):
-        if (bid, sid) not in meta:
-            continue
-        metric, judge = meta[(bid, sid)]
-        v = shown_cells(cells, judge).get(metric)
-        out[(bid, sid)] = (Cell(v[0], v[1], v[2], v[3] or 0) if v else Cell(None)).as_dict()
-    return out
+        return []
+    key = Standing.rep_key if mode == "team" else Standing.all_key
+    ids = session.scalars(select(Standing.submission_id).where(
+        Standing.board_id == sb.id, key.is_not(None), Standing.competes.is_(True))
+        .order_by(key).limit(limit)).all()
+    return [{"submission_id": sid, "rank": i} for i, sid in enumerate(ids, start=1)]
 
 
 def iter_board_rows(session: Session, info: dict, task: dict, split: str, *,
@@ -222,62 +209,3 @@ def iter_board_rows(session: Session, info: dict, task: dict, split: str, *,
         if len(rows) < chunk:
             return  # the last chunk: no query for an empty one
         last = rows[-1].key
-
-
-def mean_rank_page(session: Session, board_ids: list[int], *, offset: int,
-                   limit: int | None) -> tuple[int, list[dict]]:
-    """(teams, one page) of the mean-rank aggregate over boards, computed in the database.
-
-    Each board's team rows (baselines left out) get standard competition ranks by their first
-    key column (equal values share a rank, n/a gets none), partitioned so that n/a rows never
-    take a rank; a row key is "team:<id>" or "submission:<id>". Order: lower mean rank, more
-    entries, then the row key's text; rows without any rank last. The caller makes sure each
-    board's first key column is the column to rank by (not a by-magnitude one). Each returned
-    row: {"key", "team_id", "mean_rank", "entries", "ranks": {board id: rank},
-    "subs": {board id: submission id}}.
-    """
-    if not board_ids:
-        return 0, []
-    pg = session.get_bind().dialect.name == "postgresql"
-    ids = ", ".join(str(int(b)) for b in board_ids)
-    # the row key comes from the standing's group ("t:<team>" / "s:<submission>"): no join
-    ranked = (
-        "SELECT CASE WHEN substr(s.grp, 1, 2) = 't:' THEN 'team:' ELSE 'submission:' END"
-        " || substr(s.grp, 3) AS rk, s.board_id AS board_id,"
-        " s.submission_id AS submission_id,"
-        " CASE WHEN substr(s.rep_key, 1, 1) = '0' THEN rank() OVER ("
-        "  PARTITION BY s.board_id, substr(s.rep_key, 1, 1) ORDER BY substr(s.rep_key, 1, 17))"
-        " END AS rnk"
-        " FROM standing s"
-        f" WHERE s.board_id IN ({ids}) AND s.rep_key IS NOT NULL"
-        " AND s.is_baseline = " + ("false" if pg else "0"))
-    mean = ("CAST(sum(rnk) AS " + ("double precision" if pg else "REAL") + ")"
-            " / NULLIF(count(rnk), 0)")
-    collate = ' COLLATE "C"' if pg else ""
-    # one statement: the ranks once, the aggregate, its page, and the page's own cells
-    sql = (f"WITH ranked AS ({ranked}),"
-           f" agg AS (SELECT rk, count(rnk) AS entries, {mean} AS mean FROM ranked"
-           " GROUP BY rk),"
-           " page AS (SELECT rk, entries, mean, count(*) OVER () AS total FROM agg"
-           f" ORDER BY (entries = 0), mean, entries DESC, rk{collate}"
-           + ("" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}") + ")"
-           " SELECT page.rk, page.entries, page.mean, page.total, ranked.board_id,"
-           " ranked.submission_id, ranked.rnk FROM page JOIN ranked ON ranked.rk = page.rk"
-           f" ORDER BY (page.entries = 0), page.mean, page.entries DESC, page.rk{collate}")
-    out: dict[str, dict] = {}
-    total = None
-    for rk, entries, m, tot, bid, sid, rnk in session.execute(text(sql)):
-        total = tot
-        row = out.get(rk)
-        if row is None:
-            kind, _, num = rk.partition(":")
-            row = out[rk] = {"key": rk, "team_id": int(num) if kind == "team" else None,
-                             "mean_rank": float(m) if m is not None else None,
-                             "entries": entries, "ranks": {}, "subs": {}}
-        row["subs"][bid] = sid
-        if rnk is not None:
-            row["ranks"][bid] = int(rnk)
-    if total is None:  # an empty page: still say how many rows there are
-        total = session.execute(text(
-            f"WITH ranked AS ({ranked}) SELECT count(DISTINCT rk) FROM ranked")).scalar_one()
-    return total, list(out.values())

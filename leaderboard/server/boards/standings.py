@@ -232,33 +232,3 @@ def competition_ranks(values: Mapping[object, float | None], *,
         ranks[k] = rank
         prev, prev_rank = v, rank
     return ranks
-
-
-@dataclass(frozen=True)
-class Aggregate:
-    key: object
-    mean_rank: float | None
-    entries: int
-    ranks: dict
-
-
-def mean_rank_aggregate(table: Mapping[object, Mapping[str, float | None]],
-                        directions: Mapping[str, bool]) -> list[Aggregate]:
-    """Per-modality aggregate (benchmarks.md, "Per-modality boards").
-
-    ``table[row][column]`` is a row's headline value in a column (None / absent = no entry);
-    ``directions[column]`` is that column's ``higher_is_better``. Each row's aggregate is its mean
-    competition rank over the columns it has entries for, with the number of entries. Returned
-    best first: lower mean rank, then more entries, then the row key's text (deterministic);
-    rows without any entry come last.
-    """
-    ranks_by_col = {col: competition_ranks({row: vals.get(col) for row, vals in table.items()},
-                                           higher_is_better=hib)
-                    for col, hib in directions.items()}
-    out = []
-    for row in table:
-        ranks = {col: r[row] for col, r in ranks_by_col.items() if row in r}
-        mean = sum(ranks.values()) / len(ranks) if ranks else None
-        out.append(Aggregate(row, mean, len(ranks), ranks))
-    out.sort(key=lambda a: (a.mean_rank is None, a.mean_rank or 0.0, -a.entries, str(a.key)))
-    return out

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy import JSON, Boolean, Float, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from leaderboard.server.models.base import Base
@@ -81,4 +81,41 @@ class Standing(Base):
     competes: Mapped[bool] = mapped_column(Boolean, default=False)
     #: the shown part's records [[metric, value, ci_low, ci_high, n, judge], ...] and the pick
     #: part's [[metric, value, judge], ...], all judges kept (the filter is the board's judge)
+    cells_json: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+
+class ModalityBoard(Base):
+    """One modality board (issue 25): its columns (the task boards it reads, as
+    `leaderboard.server.boards.modality_ledger.columns` resolved them) and its counters."""
+
+    __tablename__ = "modality_board"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    modality: Mapped[str] = mapped_column(String(64), unique=True)
+    rows: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    ranked: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    columns_json: Mapped[list[Any]] = mapped_column(JSON, default=list)
+
+
+class ModalityStanding(Base):
+    """One team (or team-less submission) on a modality board: its coverage, its mean
+    normalised score and, per column, its representative's headline cell.
+
+    ``sort_key``: "0" + the mean's code + ``grp`` for a row with a result on every column
+    (ranked; equal means share a rank), else "1" + (columns not covered) + the mean's code +
+    ``grp`` (listed below the ranked rows, most coverage first)."""
+
+    __tablename__ = "modality_standing"
+    __table_args__ = (
+        UniqueConstraint("board_id", "grp", name="uq_modality_standing_board_grp"),
+        Index("ix_modality_standing_key", "board_id", "sort_key"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    board_id: Mapped[int] = mapped_column(ForeignKey("modality_board.id", ondelete="CASCADE"))
+    grp: Mapped[str] = mapped_column(String(40))
+    team_id: Mapped[int | None] = mapped_column(ForeignKey("team.id", ondelete="CASCADE"))
+    covered: Mapped[int] = mapped_column(Integer, default=0)
+    ranked: Mapped[bool] = mapped_column(Boolean, default=False)
+    mean_score: Mapped[float | None] = mapped_column(Float)
+    sort_key: Mapped[str] = mapped_column(KEY)
+    #: {column key: [submission id, value, ci_low, ci_high, n, normalised]}
     cells_json: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)

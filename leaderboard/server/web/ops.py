@@ -104,6 +104,7 @@ def readyz():
 @bp.get("/metrics")
 def metrics():
     """Prometheus text format (version 0.0.4); see `OpsCollector` for the families."""
+    _flush_cache_counts(force=True)  # this process's latest reads count in this scrape
     registry = CollectorRegistry(auto_describe=False)
     registry.register(OpsCollector(current_app._get_current_object()))
     resp = Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
@@ -111,29 +112,47 @@ def metrics():
     return resp
 
 
+#: a process adds its board-cache counts to Redis at most this often (issue 25: a Redis
+#: round trip on every page was a large part of a cached page's cost); /metrics flushes first
+CACHE_COUNTS_EVERY_S = 1.0
+
+
 @bp.after_app_request
 def _publish_cache_counts(response):
-    """Add this process's new board-cache hits/misses to the cluster-wide Redis counters."""
+    """Add this process's new board-cache hits/misses to the cluster-wide Redis counters
+    (at most once per ``CACHE_COUNTS_EVERY_S``: other processes' counts lag that much)."""
+    _flush_cache_counts(force=False)
+    return response
+
+
+def _flush_cache_counts(*, force: bool) -> None:
+    import time
     app = current_app._get_current_object()
     cache = app.extensions.get("lb_board_cache")
+    if cache is None:
+        return
+    state = app.extensions.setdefault("lb_ops_cache_seen", {"hits": 0, "misses": 0,
+                                                            "at": 0.0})
+    now = time.monotonic()
+    if not force and now - state["at"] < CACHE_COUNTS_EVERY_S:
+        return
     conn = _probe_redis(app)
-    if cache is None or conn is None:
-        return response
+    if conn is None:
+        return
     with _lock:
-        seen = app.extensions.setdefault("lb_ops_cache_seen", {"hits": 0, "misses": 0})
-        hits, misses = cache.hits - seen["hits"], cache.misses - seen["misses"]
+        hits, misses = cache.hits - state["hits"], cache.misses - state["misses"]
+        state["at"] = now
         if hits <= 0 and misses <= 0:
-            return response
+            return
         try:
             pipe = conn.pipeline(transaction=False)
             pipe.incrby(CACHE_HITS_KEY, max(hits, 0))
             pipe.incrby(CACHE_MISSES_KEY, max(misses, 0))
             pipe.execute()
         except redis.exceptions.RedisError:
-            return response  # kept for the next request; a Redis outage must not fail pages
-        seen["hits"] += max(hits, 0)
-        seen["misses"] += max(misses, 0)
-    return response
+            return  # kept for the next request; a Redis outage must not fail pages
+        state["hits"] += max(hits, 0)
+        state["misses"] += max(misses, 0)
 
 
 class OpsCollector:

@@ -110,49 +110,80 @@ def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = Fal
 
 @bp.route("/")
 def home():
+    """The home page: its cards and lists are one fragment cached with the boards (cleared
+    by `invalidate_boards`), so a request renders only the layout and the user's actions."""
     from leaderboard.server.services import activity
 
     session = lazy_session
-    infos = boards.list_benchmark_infos(session)
-    return render_template("public/home.html", benchmarks=infos,
-                           modalities=boards.modalities(session),
-                           leaders={b["key"]: _leaders(session, b) for b in infos},
-                           # cached with the boards: a count over every submission per
-                           # home request was the page's largest cost (issue 16)
-                           **boards.get_cache().get_or_compute(
-                               boards.CROSS, ("activity",),
-                               lambda: {"counts": activity.counts(get_session()),
-                                        "recent": activity.recent(get_session())}))
+    # cached with the boards: a count over every submission per home request was the
+    # page's largest cost (issue 16)
+    act = boards.get_cache().get_or_compute(
+        boards.CROSS, ("activity",), lambda: {"counts": activity.counts(get_session()),
+                                             "recent": activity.recent(get_session())})
+
+    def body():
+        infos = boards.list_benchmark_infos(session)
+        return render_template("public/_home_boards.html", benchmarks=infos,
+                               modalities=boards.modalities(session),
+                               leaders={b["key"]: _leaders(session, b) for b in infos},
+                               recent=act["recent"])
+
+    html = boards.get_cache().get_or_compute(boards.CROSS, ("home_html",), body)
+    return render_template("public/home.html", body=Markup(html), counts=act["counts"])
+
+
+#: rows a home card reads from a board: its leader is the first ranked row, below at most
+#: the board's baselines (team mode has no other unranked rows)
+LEADER_ROWS = 4
 
 
 def _leaders(session, info: dict) -> list[dict]:
-    """Per task, on the held-out split's board: the leading team (with its CI and n) and the
-    baselines as reference rows, so a fresh install is never an empty page (issue 12)."""
+    """Per task, on the held-out split's board: the best ranked team (never a baseline), its
+    place as the board says it (its rank interval: "tied 1st (1–2)"), CI and n, and the
+    baselines as reference rows, so a fresh install is never an empty page (issues 12, 21)."""
     preferred = boards.board_split(info) or "test"
     out = []
     for t in info["tasks"]:
         # the held-out split's board, else the first split that has rows at all
         for split in [preferred, *[s for s in info["splits"] if s != preferred]]:
             b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split,
-                             per_page=1)
+                             per_page=LEADER_ROWS)
             if b["total"]:
                 break
         else:
             split = preferred
             b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split,
-                             per_page=1)
-        col = next((c for c in b["columns"] if c["metric"] == b["primary"]), None)
+                             per_page=LEADER_ROWS)
         ranked = [r for r in b["rows"] if r.get("rank") is not None]
+        if not ranked and b["ranked"] and len(b["baselines"]) >= LEADER_ROWS:
+            b = boards.board(session, benchmark_key=info["key"], task=t["key"], split=split,
+                             per_page=min(boards.MAX_PER_PAGE, len(b["baselines"]) + 1))
+            ranked = [r for r in b["rows"] if r.get("rank") is not None]
+        col = next((c for c in b["columns"] if c["metric"] == b["primary"]), None)
 
         def cell(r):
             return {"team": r["team"]["name"], "team_id": r["team"]["id"],
                     "submission_id": r["submission_id"], "method": r["method_name"],
                     "kind": r["baseline_kind"], **r["values"][b["primary"]]}
 
+        place, title = _place(ranked[0]) if ranked else ("", "")
         out.append({"task": t, "split": split, "column": col, "part": b["part"],
                     "teams": b["ranked"], "leader": cell(ranked[0]) if ranked else None,
+                    "place": place, "place_title": title,
                     "baselines": [cell(r) for r in b["baselines"]]})
     return out
+
+
+def _place(row: dict) -> tuple[str, str]:
+    """The leader's place as its board shows it: "tied 1st (1–2)" when its 95% rank interval
+    reaches past 1, "1st (1)" when it is certain, "1st" without an interval."""
+    iv = row.get("rank_interval")
+    if not iv:
+        return "1st", "rank 1; no rank interval for this board"
+    hi = f"{iv['hi']}+" if iv["open_end"] else str(iv["hi"])
+    span = iv["lo"] if iv["lo"] == iv["hi"] and not iv["open_end"] else f"{iv['lo']}–{hi}"
+    words = "tied 1st" if iv["tied_first"] else "1st"
+    return f"{words} ({span})", f"95% rank interval {span}"
 
 
 def _demote(html: str) -> str:
@@ -218,7 +249,9 @@ def benchmark(key: str):
 def board_page(key: str, task: str, split: str):
     args = board_args(key, task, split)
     page, per_page = page_args()
-    b = boards.board(lazy_session, **args, page=page, per_page=per_page)
+    b = boards.board(lazy_session, **args, page=page, per_page=per_page,
+                     cursor=request.args.get("cursor") or None)
+    page = b["page"]  # a cursor names its page: the same rows as that page by number
     holders = agreement_holders_for(b)  # admins only: which teams hold the agreement
 
     def compute():
@@ -253,7 +286,8 @@ def modality_page(modality: str):
     body = boards.get_cache().get_or_compute(
         boards.CROSS, ("modality_html", modality, page, per_page),
         lambda: render_template("public/_modality.html", mb=mb))
-    return render_template("public/modality.html", mb=mb, body=Markup(body))
+    return render_template("public/modality.html", mb=mb, body=Markup(body),
+                           all_modalities=boards.modalities(lazy_session))
 
 
 def _can_see(sub: Submission) -> tuple[bool, bool]:

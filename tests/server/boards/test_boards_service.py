@@ -188,27 +188,6 @@ def test_redis_backed_cache_shares_and_clears(tmp_path):
         r.flushdb()
 
 
-def test_modality_board_mean_rank(boards_app, boards_session, make):
-    one = make.benchmark("one")
-    two = make.benchmark("two")
-    t1, t2, t3 = make.team("alpha"), make.team("beta"), make.team("gamma")
-    make.submission(one, t1, task="judgment", scores={"public": {"accuracy": 0.9}})
-    make.submission(one, t2, task="judgment", scores={"public": {"accuracy": 0.8}})
-    make.submission(two, t2, task="judgment", scores={"public": {"accuracy": 0.9}})
-    make.submission(two, t3, task="judgment", scores={"public": {"accuracy": 0.1}})
-    make.submission(two, None, task="judgment", is_baseline=True, baseline_kind="random",
-                    scores={"public": {"accuracy": 0.5}})
-    boards_session.commit()
-    with boards_app.app_context():
-        mb = boards.modality_board(boards_session, "image")
-        assert "image" in boards.modalities(boards_session)
-    assert [c["key"] for c in mb["columns"]] == ["one/detection", "one/judgment",
-                                                  "two/detection", "two/judgment"]
-    got = [(r["team"]["name"], r["mean_rank"], r["entries"]) for r in mb["rows"]]
-    assert got == [("alpha", 1.0, 1), ("beta", 1.5, 2), ("gamma", 2.0, 1)]
-    assert mb["baselines"][0]["kind"] == "random"
-
-
 def test_store_curves_validates_and_replaces(boards_app, boards_session, make):
     import pytest
     bench = make.benchmark()

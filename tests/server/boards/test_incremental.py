@@ -155,62 +155,6 @@ def test_fill_if_empty_builds_standings_of_an_upgraded_database(boards_session, 
     assert [r for _k, inc, _f in _boards(s, bench.id) for r in inc["rows"]] == before
 
 
-def _modality_reference(session, modality):
-    """The per-modality board as it was built before issue 16: from every board's rows."""
-    from leaderboard.server.boards import standings
-    columns, table, teams, cells, baselines = [], {}, {}, {}, {}
-    for bench in session.scalars(select(Benchmark).order_by(Benchmark.key)):
-        info = boards._info_of(bench)
-        split = boards.board_split(info)
-        for t in info["tasks"]:
-            if modality not in t["modalities"]:
-                continue
-            b = boards.compute_board_full(session, info, t, split, modality=modality,
-                                          wanted={}, mode="team")
-            col = f"{info['key']}/{t['key']}"
-            columns.append((col, bool(info["metrics"][t["headline"]]["higher_is_better"])))
-            for row in b["rows"]:
-                cell = {**row["values"][t["headline"]], "submission_id": row["submission_id"]}
-                if row["is_baseline"]:
-                    baselines.setdefault(row["baseline_kind"], {})[col] = cell
-                    continue
-                rk = (f"team:{row['team']['id']}" if row["team"]["id"] is not None
-                      else f"submission:{row['submission_id']}")
-                teams[rk] = row["team"]
-                table.setdefault(rk, {})[col] = cell["value"]
-                cells.setdefault(rk, {})[col] = cell
-    aggregate = standings.mean_rank_aggregate(table, dict(columns))
-    rows = [{"rank": i if a.mean_rank is not None else None, "team": teams[a.key],
-             "mean_rank": a.mean_rank, "entries": a.entries,
-             "cells": {c: {**cell, "rank": a.ranks.get(c)} for c, cell in cells[a.key].items()}}
-            for i, a in enumerate(aggregate, start=1)]
-    return rows, [{"kind": k, "cells": v} for k, v in sorted(baselines.items())]
-
-
-def test_modality_aggregate_equals_the_one_built_from_boards(boards_app, boards_session, make):
-    rng = random.Random(3)
-    s = boards_session
-    one, two = make.benchmark("one"), make.benchmark("two")
-    teams = [make.team() for _ in range(6)]
-    for i in range(30):
-        bench = (one, two)[i % 2]
-        team = None if i % 7 == 0 else teams[i % 6]
-        value = rng.choice([0.5, 0.25, None, rng.random()])
-        make.submission(bench, team, task=("detection", "judgment")[i % 3 == 0],
-                        slice_key="modality=image" if i % 3 else "",
-                        scores={"public": {"accuracy": value, "fpr": rng.random()},
-                                "private": {"accuracy": rng.random()}})
-    make.submission(two, None, task="judgment", is_baseline=True, baseline_kind="random",
-                    scores={"public": {"accuracy": 0.5}})
-    s.commit()
-    with boards_app.app_context():
-        got = boards.modality_board(s, "image")
-        page = boards.modality_board(s, "image", page=2, per_page=3)
-    rows, base = _modality_reference(s, "image")
-    assert got["rows"] == rows and got["baselines"] == base
-    assert page["rows"] == rows[3:6] and page["total"] == len(rows)
-
-
 def test_export_rows_in_keyset_chunks_equal_the_board(boards_app, boards_session, make):
     s = boards_session
     bench = make.benchmark()
@@ -227,25 +171,6 @@ def test_export_rows_in_keyset_chunks_equal_the_board(boards_app, boards_session
             page = [{k: v for k, v in r.items() if k != "rank_interval"}
                     for r in boards.board(s, **args)["rows"]]
             assert list(boards.board_rows(s, **args, chunk=2)) == page
-
-
-def test_modality_aggregate_of_a_signed_headline_ranks_by_value(boards_app, boards_session,
-                                                                 make):
-    """A by-magnitude headline's keys hold |value|: the aggregate takes the Python path."""
-    from tests.server.boards.conftest import METRICS
-    metrics = {**METRICS, "nbi": {"title": "NBI", "higher_is_better": False, "fmt": "signed",
-                                  "lower": -1.0, "upper": 1.0}}
-    tasks = [{"key": "judgment", "kind": "yesno", "modalities": ["image"], "headline": "nbi",
-              "title": "Judgment", "secondary": []}]
-    s = boards_session
-    bench = make.benchmark("signed", tasks=tasks, metrics=metrics)
-    for v in (-0.5, 0.2, 0.1, -0.05, None):
-        make.submission(bench, make.team(), task="judgment", scores={"public": {"nbi": v}})
-    s.commit()
-    with boards_app.app_context():
-        got = boards.modality_board(s, "image")
-    rows, base = _modality_reference(s, "image")
-    assert got["rows"] == rows and got["baselines"] == base
 
 
 def test_concurrent_writers_keep_standings_exact(boards_app, boards_session, make):
@@ -292,3 +217,39 @@ def test_concurrent_writers_keep_standings_exact(boards_app, boards_session, mak
 def make_time(k, i):
     from tests.server.boards.conftest import T0
     return T0 + timedelta(seconds=10 * i + k)
+
+
+def test_keyset_pages_follow_cursors_and_equal_pages_by_number(boards_app, boards_session,
+                                                                make):
+    """Issue 25: a page reached by its cursor (no offset, no count) equals the page by number,
+    ranks included; a cursor made before the board changed is not trusted; a bad one is a
+    ServiceError naming it."""
+    import pytest
+
+    from leaderboard.server.services import ServiceError
+    s = boards_session
+    bench = make.benchmark()
+    for i in range(11):
+        make.submission(bench, make.team(), scores={"public": {"accuracy": (i % 4) / 10}},
+                        disqualified_reason="late" if i == 3 else None)
+    make.submission(bench, None, is_baseline=True, baseline_kind="random",
+                    scores={"public": {"accuracy": 0.15}})
+    s.commit()
+    args = dict(benchmark_key="demo", task="detection", split="test", per_page=3)
+    with boards_app.app_context():
+        for mode in boards.MODES:
+            by_number = [boards.board(s, **args, mode=mode, page=p)["rows"] for p in (1, 2, 3, 4)]
+            page = boards.board(s, **args, mode=mode)
+            followed = [page["rows"]]
+            while page["next_cursor"]:
+                page = boards.board(s, **args, mode=mode, cursor=page["next_cursor"])
+                followed.append(page["rows"])
+            assert followed == [p for p in by_number if p]
+        cursor = boards.board(s, **args, mode="all")["next_cursor"]
+        make.submission(bench, make.team(), scores={"public": {"accuracy": 0.95}})
+        s.commit()
+        boards.invalidate_boards("demo")
+        stale = boards.board(s, **args, mode="all", cursor=cursor)
+        assert stale["rows"] == boards.board(s, **args, mode="all", page=2)["rows"]
+        with pytest.raises(ServiceError, match="cursor"):
+            boards.board(s, **args, mode="all", cursor="2.1.x.zz")

@@ -9,7 +9,6 @@ from leaderboard.server.boards.standings import (
     Entry,
     build_rows,
     competition_ranks,
-    mean_rank_aggregate,
     tie_break_rule,
 )
 
@@ -92,13 +91,3 @@ def test_bad_arguments_are_named():
 def test_competition_ranks_share_ties():
     assert competition_ranks({"a": 0.9, "b": 0.9, "c": 0.5, "d": None},
                              higher_is_better=True) == {"a": 1, "b": 1, "c": 3}
-
-
-def test_mean_rank_aggregate_counts_entries():
-    table = {"x": {"c1": 0.9, "c2": 0.1}, "y": {"c1": 0.8, "c2": 0.2, "c3": 0.5},
-             "z": {"c3": 0.7}, "w": {}}
-    agg = mean_rank_aggregate(table, {"c1": True, "c2": False, "c3": True})
-    got = {a.key: (a.mean_rank, a.entries) for a in agg}
-    assert got == {"x": (1.0, 2), "y": (2.0, 3), "z": (1.0, 1), "w": (None, 0)}
-    # equal mean rank: more entries first; no entries last
-    assert [a.key for a in agg] == ["x", "z", "y", "w"]

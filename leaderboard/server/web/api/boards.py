@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from itertools import islice
 
-from flask import Response, current_app, json, jsonify, stream_with_context, url_for
+from flask import Response, current_app, json, jsonify, request, stream_with_context, url_for
 
 from leaderboard.server.boards import service as boards
 from leaderboard.server.boards.intervals import TOP as INTERVAL_TOP
@@ -47,10 +47,13 @@ def get_benchmark(key: str):
 
 @bp.get("/boards/<key>/<task>/<split>")
 def board_json(key: str, task: str, split: str):
-    """One page of a board. Query: modality, slice, mode (team|all), page, per_page."""
+    """One page of a board. Query: modality, slice, mode (team|all), page, per_page, cursor
+    (the ``next_cursor`` of the page before: deep pages cost what the first one costs)."""
     args = board_args(key, task, split)
     page, per_page = page_args()
-    b = boards.board(lazy_session, **args, page=page, per_page=per_page)
+    b = boards.board(lazy_session, **args, page=page, per_page=per_page,
+                     cursor=request.args.get("cursor") or None)
+    page = b["page"]  # a cursor names its page: the same rows as that page by number
 
     def compute() -> str:
         body = {k: v for k, v in b.items() if k not in ("ranked", "baselines")}
@@ -128,18 +131,54 @@ def list_modalities():
 
 @bp.get("/modalities/<modality>")
 def modality_json(modality: str):
-    """One page of the per-modality board: each team's headline per task and the mean-rank
-    aggregate. Query: page, per_page."""
+    """One page of the per-modality board: each team's headline (value, CI, n) per task, its
+    coverage and mean normalised score (ranked only with a result on every task; the rule is
+    in the body). Query: page, per_page."""
     page, per_page = page_args()
     mb = boards.modality_board(lazy_session, modality, page=page, per_page=per_page)
     return _json(boards.get_cache().get_or_compute(
         boards.CROSS, ("modality_json", modality, page, per_page), lambda: json.dumps(mb)))
 
 
+@bp.get("/modalities/<modality>.csv")
+def modality_csv(modality: str):
+    """The whole modality board as CSV: rank (empty: not ranked), team, tasks covered, mean
+    normalised score, then per column its value, 95% CI, n and submission id."""
+    mb = boards.modality_board(lazy_session, modality, page=1, per_page=1)  # checks, columns
+    header = ["rank", "team", "tasks_covered", "tasks", "mean_score"]
+    for c in mb["columns"]:
+        k = c["key"]
+        header += [k, f"{k}_ci_low", f"{k}_ci_high", f"{k}_n", f"{k}_submission_id"]
+
+    def line(r) -> list:
+        row = [r["rank"], r["team"]["name"], r["covered"], r["of"], r["mean_score"]]
+        for c in mb["columns"]:
+            v = r["cells"].get(c["key"])
+            row += ([v["value"], v["ci_low"], v["ci_high"], v["n"], v["submission_id"]] if v
+                    else ["", "", "", "", ""])
+        return row
+
+    rows = boards.modality_rows(lazy_session, modality, chunk=CSV_CHUNK)
+    first = [line(r) for r in islice(rows, CSV_CHUNK)]
+
+    def generate():
+        yield to_csv(first, header=header)
+        chunk = []
+        for r in rows:
+            chunk.append(line(r))
+            if len(chunk) >= CSV_CHUNK:
+                yield to_csv(chunk)
+                chunk = []
+        if chunk:
+            yield to_csv(chunk)
+
+    return Response(stream_with_context(generate()), mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="modality-{modality}.csv"'})
+
+
 @bp.get("/")
 def index():
     """The resources of this API, with their URLs (start here)."""
-    from flask import request
     base = request.url_root.rstrip("/")
     return jsonify({
         "name": "Synthetic-media detection leaderboard API", "version": "1",
@@ -154,6 +193,7 @@ def index():
             "board_csv": "/api/v1/boards/{key}/{task}/{split}.csv",
             "modalities": url_for("api.list_modalities"),
             "modality_board": "/api/v1/modalities/{modality}",
+            "modality_board_csv": "/api/v1/modalities/{modality}.csv",
             "challenges": url_for("api.api_challenges"),
             "challenge": "/api/v1/challenges/{key}",
             "submissions": url_for("api.list_submissions"),

@@ -56,7 +56,11 @@ OPERATIONS: dict[tuple[str, str], dict] = {
         "description": "Rows are ranked by the task's headline metric, then its secondary "
                        "metrics, then the earliest submission; n/a ranks last. On the test "
                        "split the public part is shown until the private part is revealed.",
-        "parameters": _BOARD_QUERY + _PAGING,
+        "parameters": _BOARD_QUERY + _PAGING + [
+            {"name": "cursor", "in": "query", "schema": {"type": "string"},
+             "description": "the next_cursor of the page before: the next page without an "
+                            "offset (a cursor older than the board's last change reads the "
+                            "page by its number instead)"}],
         "responses": {"200": _json(_ref("Board")), **_ERRORS}},
     ("api.board_csv", "GET"): {
         "summary": "A whole board as CSV (formula-safe cells)", "tags": ["boards"],
@@ -70,8 +74,14 @@ OPERATIONS: dict[tuple[str, str], dict] = {
             "type": "array", "items": {"type": "object", "properties": {
                 "modality": {"type": "string"}, "url": {"type": "string"}}}}}})}},
     ("api.modality_json", "GET"): {
-        "summary": "Per-modality board: headline per task and mean-rank aggregate",
+        "summary": "Per-modality board: headline per task (value, CI, n), coverage and mean "
+                   "normalised score; only teams with a result on every task are ranked",
         "tags": ["boards"], "parameters": _PAGING, "responses": {"200": _json(_ref("ModalityBoard")), **_ERRORS}},
+    ("api.modality_csv", "GET"): {
+        "summary": "A whole modality board as CSV (formula-safe cells)", "tags": ["boards"],
+        "responses": {"200": {"description": "CSV, one row per team",
+                              "content": {"text/csv": {"schema": {"type": "string"}}}},
+                      **_ERRORS}},
     ("api.openapi", "GET"): {
         "summary": "This document", "tags": ["meta"],
         "responses": {"200": _json({"type": "object"})}},
@@ -202,15 +212,19 @@ SCHEMAS = {
         "rule": {"type": "string"}, "columns": {"type": "array", "items": _ref("Column")},
         "rows": {"type": "array", "items": _ref("BoardRow")}, "page": {"type": "integer"},
         "per_page": {"type": "integer"}, "total": {"type": "integer"},
-        "pages": {"type": "integer"}}},
+        "pages": {"type": "integer"}, "next_cursor": {"type": ["string", "null"]}}},
     "ModalityBoard": {"type": "object", "properties": {
         "modality": {"type": "string"}, "rule": {"type": "string"},
         "columns": {"type": "array", "items": {"type": "object"}},
         "rows": {"type": "array", "items": {"type": "object", "properties": {
             "rank": {"type": ["integer", "null"]}, "team": {"type": "object"},
-            "mean_rank": _NULLABLE_NUM, "entries": {"type": "integer"},
+            "ranked": {"type": "boolean"}, "mean_score": _NULLABLE_NUM,
+            "covered": {"type": "integer"}, "of": {"type": "integer"},
             "cells": {"type": "object"}}}},
-        "baselines": {"type": "array", "items": {"type": "object"}}}},
+        "baselines": {"type": "array", "items": {"type": "object"}},
+        "page": {"type": "integer"}, "per_page": {"type": ["integer", "null"]},
+        "total": {"type": "integer"}, "ranked": {"type": "integer"},
+        "pages": {"type": "integer"}}},
     "SubmissionStatus": {"type": "object", "properties": {
         "id": {"type": "integer"}, "benchmark": {"type": "string"}, "split": {"type": "string"},
         "method_name": {"type": "string"},
