@@ -11,7 +11,7 @@ from leaderboard.judges.cache import CacheKey, JudgeCache
 from leaderboard.judges.caching import CachingJudge, candidates_tag
 from leaderboard.server.models.judges import JudgeOutput
 from leaderboard.server.services.judge_cache import DbJudgeCache
-from tests.judges_server.conftest import CountingJudge
+from tests.server.judges.conftest import CountingJudge
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

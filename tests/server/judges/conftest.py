@@ -40,7 +40,7 @@ class CountingJudge(RulesJudge):
 def counting(monkeypatch):
     """Register ``counting@1`` for this test; returns the class (its ``calls`` reset)."""
     monkeypatch.setitem(registry.JUDGES, "counting",
-                        "tests.judges_server.conftest:CountingJudge")
+                        "tests.server.judges.conftest:CountingJudge")
     from leaderboard.server.services import judging
     monkeypatch.setattr(judging, "_built", {})
     CountingJudge.calls = 0

@@ -16,7 +16,7 @@ from leaderboard.server.services import accounts
 from leaderboard.server.services.scoring_service import clear_caches
 from leaderboard.server.web import create_app
 from tests.judges.test_judges_openai import ChatServer, keyword_mapper, ok
-from tests.judges_server.conftest import import_key, submit, write_rows
+from tests.server.judges.conftest import import_key, submit, write_rows
 from tests.server.conftest import make_config
 
 RESPONSES = [

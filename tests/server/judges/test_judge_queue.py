@@ -13,7 +13,7 @@ from leaderboard.core.baselines import baseline_rows
 from leaderboard.core.packs import load_pack
 from leaderboard.server.config import REPO_ROOT
 from leaderboard.server.models import Score, Submission
-from tests.judges_server.conftest import import_key, submit, write_rows
+from tests.server.judges.conftest import import_key, submit, write_rows
 from tests.redis_db import redis_test_url
 
 REDIS_URL = os.environ.get("LB_TEST_REDIS_JUDGE") or redis_test_url(13)

@@ -9,7 +9,7 @@ from leaderboard.core.scoring import score_predictions
 from leaderboard.judges import get_judge
 from leaderboard.judges.base import Judge
 from leaderboard.judges.causes import CAUSE_KEYS, attribute
-from tests.judges_server.conftest import write_rows
+from tests.server.judges.conftest import write_rows
 
 RATIONALES = (
     "The layout follows an official notice template and the fonts are consistent.",

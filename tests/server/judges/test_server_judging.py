@@ -17,7 +17,7 @@ from leaderboard.server.models.judges import JudgeOutput
 from leaderboard.server.services import accounts
 from leaderboard.server.services.judging import record_judge_allowed
 from leaderboard.server.services.scoring_service import request_rescore
-from tests.judges_server.conftest import import_key, submit, write_rows
+from tests.server.judges.conftest import import_key, submit, write_rows
 
 PASSWORD = "correct horse battery"
 
