@@ -43,6 +43,13 @@ def write(data_dir: str | os.PathLike, submission_id: int,
     for part, per_task in outcomes.items():
         for task, outcome in per_task.items():
             arrays.update(outcome.to_arrays(f"{part}/{task}/"))
+    write_npz_atomic(path, arrays)
+    return path
+
+
+def write_npz_atomic(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Write ``arrays`` as a compressed npz at ``path`` in one rename: a reader sees the old
+    file or the new one, never half of it (OSError for the caller to handle)."""
     buf = io.BytesIO()
     np.savez_compressed(buf, **arrays)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -52,7 +59,6 @@ def write(data_dir: str | os.PathLike, submission_id: int,
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
-    return path
 
 
 def read(data_dir: str | os.PathLike, submission_id: int, *, part: str | None = None,

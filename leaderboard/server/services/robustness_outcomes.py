@@ -8,16 +8,14 @@ Written by the scoring of a degraded run after its records are stored, atomicall
 """
 from __future__ import annotations
 
-import io
 import json
 import logging
-import os
-import uuid
 from pathlib import Path
 
 import numpy as np
 
 from leaderboard.core.outcomes import Outcome
+from leaderboard.server.services.outcome_store import write_npz_atomic
 
 log = logging.getLogger(__name__)
 
@@ -40,15 +38,7 @@ def write(data_dir, submission_id: int, outcomes: dict) -> None:
             arrays[base + "order"] = np.frombuffer(json.dumps(list(series)).encode(), np.uint8)
             for key, o in series.items():
                 arrays.update(o.to_arrays(f"{base}{key}/"))
-        buf = io.BytesIO()
-        np.savez_compressed(buf, **arrays)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
-        try:
-            tmp.write_bytes(buf.getvalue())
-            os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
+        write_npz_atomic(path, arrays)
     except OSError:
         log.exception("robustness outcomes submission=%s could not be written", submission_id)
 
