@@ -189,6 +189,20 @@ def event_for(old: dict | None, new: dict) -> str:
     return "updated"
 
 
+_STATE = ReceiptState.__table__
+#: a submission's receipt state, read and written in Core (the issuer's only use of it: an
+#: ORM copy another part of the same session loaded is not refreshed by the issuer's write)
+_STATE_SQL = select(_STATE.c.salt, _STATE.c.state_digest, _STATE.c.last_index,
+                    _STATE.c.flags_json).where(_STATE.c.submission_id == bindparam("sid"))
+_INSERT_STATE = _STATE.insert()
+#: SET from the parameters' column names (last_index, state_digest, flags_json)
+_UPDATE_STATE = _STATE.update().where(_STATE.c.submission_id == bindparam("sid"))
+
+
+def _state(session: Session, sub_id: int):
+    return session.connection().execute(_STATE_SQL, {"sid": sub_id}).one_or_none()
+
+
 class Issuer:
     """Issues the receipts of one commit (one `Appender`, taken on the first receipt)."""
 
@@ -209,7 +223,7 @@ class Issuer:
         sub = session.get(Submission, sub_id)
         if sub is None:
             return None
-        state = session.get(ReceiptState, sub_id)
+        state = _state(session, sub_id)
         if state is None and not (sub.status == "scored" and sub.is_public):
             return None
         fields, records = state_of(session, sub)
@@ -228,7 +242,7 @@ class Issuer:
             return None
         if self.appender is None:
             self.appender = Appender(session)  # the log's lock, to the end of the transaction
-        state = session.get(ReceiptState, sub_id, populate_existing=True)
+        state = _state(session, sub_id)
         salt = state.salt if state is not None else secrets.token_hex(32)
         commitment, state_digest = digest_with(salt)
         if state is not None and state.state_digest == state_digest:
@@ -242,13 +256,16 @@ class Issuer:
             issued_at=now, key_id=self.signer.key_id, records=records, shown_parts=shown,
             salt=salt, records_commitment=commitment, presorted=True, **fields)
         index = self.appender.append(receipts.sign_encoded(body, self.signer), event=event,
-                                     benchmark_key=fields["benchmark"]["key"], submission_id=sub.id, now=now)
+                                     benchmark_key=fields["benchmark"]["key"],
+                                     submission_id=sub.id, now=now)
         if state is None:
-            state = ReceiptState(submission_id=sub.id, salt=salt)
-            session.add(state)
-        state.last_index = index
-        state.state_digest = state_digest
-        state.flags_json = flags
+            session.connection().execute(_INSERT_STATE, {
+                "submission_id": sub.id, "salt": salt, "last_index": index,
+                "state_digest": state_digest, "flags_json": flags})
+        else:
+            session.connection().execute(_UPDATE_STATE, {
+                "sid": sub.id, "last_index": index, "state_digest": state_digest,
+                "flags_json": flags})
         self.issued.append(index)
         return index
 
