@@ -15,6 +15,7 @@ earlier sealed commitments.
 """
 from __future__ import annotations
 
+import os
 import secrets
 from datetime import UTC, datetime
 from operator import itemgetter
@@ -37,9 +38,9 @@ _PACK_CACHE: dict[tuple, dict] = {}
 _NO_PACK = {"digest": None, "benchmark_yaml": None, "items": None}
 
 
-def _stat(path: Path):
+def _stat(path: str):
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
     return st.st_ino, st.st_size, st.st_mtime_ns
@@ -48,16 +49,16 @@ def _stat(path: Path):
 def pack_digests(pack_path: str, split: str) -> dict:
     """`receipts.pack_digests` of the server's copy of the pack, cached by the files' stat;
     null digests when the files are missing (a receipt is still issued, saying so)."""
-    root = Path(pack_path)
-    key = (str(root), split, _stat(root / "benchmark.yaml"),
-           _stat(root / "splits" / split / "items.jsonl"))
+    # plain strings for the two stat calls every receipt makes (no Path objects)
+    key = (str(pack_path), split, _stat(os.path.join(pack_path, "benchmark.yaml")),
+           _stat(os.path.join(pack_path, "splits", split, "items.jsonl")))
     if None in key[2:]:
         return dict(_NO_PACK)
     found = _PACK_CACHE.get(key)
     if found is None:
         if len(_PACK_CACHE) > 256:
             _PACK_CACHE.clear()
-        found = _PACK_CACHE[key] = receipts.pack_digests(root, split)
+        found = _PACK_CACHE[key] = receipts.pack_digests(Path(pack_path), split)
     return dict(found)
 
 
@@ -135,18 +136,29 @@ def _time(t: datetime | None) -> str | None:
 
 _BENCH = Benchmark.__table__.c
 _TEAM = Team.__table__.c
-#: what a receipt shows of the benchmark and the team, in one round trip (no ORM objects)
+_STATE = ReceiptState.__table__
+#: what a receipt shows of the benchmark and the team, and the submission's receipt state
+#: (salt null: none yet), in one round trip (no ORM objects)
 _CONTEXT_SQL = select(
     _BENCH.key, _BENCH.version, _BENCH.private_revealed, _BENCH.pack_path, _TEAM.name,
-).select_from(Benchmark.__table__.outerjoin(Team.__table__, _TEAM.id == bindparam("team_id"))
-              ).where(_BENCH.id == bindparam("bench_id"))
+    _STATE.c.salt, _STATE.c.state_digest, _STATE.c.last_index, _STATE.c.flags_json,
+).select_from(
+    Benchmark.__table__
+    .outerjoin(Team.__table__, _TEAM.id == bindparam("team_id"))
+    .outerjoin(_STATE, _STATE.c.submission_id == bindparam("sid"))
+).where(_BENCH.id == bindparam("bench_id"))
 
 
-def state_of(session: Session, sub: Submission) -> tuple[dict, list[dict]]:
+def _context(session: Session, sub: Submission):
+    return session.connection().execute(_CONTEXT_SQL, {
+        "team_id": sub.team_id, "sid": sub.id, "bench_id": sub.benchmark_id}).one()
+
+
+def state_of(session: Session, sub: Submission, context=None) -> tuple[dict, list[dict]]:
     """(the receipt's fields other than the log's, every record) of ``sub`` as it stands in
-    the database (the caller flushes first: `Issuer.issue_for` does)."""
-    key, version, revealed, pack_path, team = session.connection().execute(
-        _CONTEXT_SQL, {"team_id": sub.team_id, "bench_id": sub.benchmark_id}).one()
+    the database (the caller flushes first: `Issuer.issue_for` does); ``context``: its
+    `_context` row when the caller read it already."""
+    key, version, revealed, pack_path, team = (context or _context(session, sub))[:5]
     records = _records(session, sub.id)
     fields = {
         "benchmark": {"key": key, "version": version, "revealed": bool(revealed)},
@@ -189,8 +201,7 @@ def event_for(old: dict | None, new: dict) -> str:
     return "updated"
 
 
-_STATE = ReceiptState.__table__
-#: a submission's receipt state, read and written in Core (the issuer's only use of it: an
+#: a submission's receipt state (again, under the log's lock), read and written in Core (the issuer's only use of it: an
 #: ORM copy another part of the same session loaded is not refreshed by the issuer's write)
 _STATE_SQL = select(_STATE.c.salt, _STATE.c.state_digest, _STATE.c.last_index,
                     _STATE.c.flags_json).where(_STATE.c.submission_id == bindparam("sid"))
@@ -223,10 +234,11 @@ class Issuer:
         sub = session.get(Submission, sub_id)
         if sub is None:
             return None
-        state = _state(session, sub_id)
+        context = _context(session, sub)
+        state = context if context.salt is not None else None
         if state is None and not (sub.status == "scored" and sub.is_public):
             return None
-        fields, records = state_of(session, sub)
+        fields, records = state_of(session, sub, context)
         parts = {r["part"] for r in records}
         shown = shown_parts(parts, fields["benchmark"]["revealed"])
 
