@@ -15,12 +15,14 @@ earlier sealed commitments.
 """
 from __future__ import annotations
 
-import math
+import os
 import secrets
 from datetime import UTC, datetime
+from operator import itemgetter
 from pathlib import Path
 
-from sqlalchemy import select
+import orjson
+from sqlalchemy import Text, bindparam, cast, select
 from sqlalchemy.orm import Session
 
 from leaderboard.core.transparency import receipts
@@ -36,9 +38,9 @@ _PACK_CACHE: dict[tuple, dict] = {}
 _NO_PACK = {"digest": None, "benchmark_yaml": None, "items": None}
 
 
-def _stat(path: Path):
+def _stat(path: str):
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
     return st.st_ino, st.st_size, st.st_mtime_ns
@@ -47,16 +49,16 @@ def _stat(path: Path):
 def pack_digests(pack_path: str, split: str) -> dict:
     """`receipts.pack_digests` of the server's copy of the pack, cached by the files' stat;
     null digests when the files are missing (a receipt is still issued, saying so)."""
-    root = Path(pack_path)
-    key = (str(root), split, _stat(root / "benchmark.yaml"),
-           _stat(root / "splits" / split / "items.jsonl"))
+    # plain strings for the two stat calls every receipt makes (no Path objects)
+    key = (str(pack_path), split, _stat(os.path.join(pack_path, "benchmark.yaml")),
+           _stat(os.path.join(pack_path, "splits", split, "items.jsonl")))
     if None in key[2:]:
         return dict(_NO_PACK)
     found = _PACK_CACHE.get(key)
     if found is None:
         if len(_PACK_CACHE) > 256:
             _PACK_CACHE.clear()
-        found = _PACK_CACHE[key] = receipts.pack_digests(root, split)
+        found = _PACK_CACHE[key] = receipts.pack_digests(Path(pack_path), split)
     return dict(found)
 
 
@@ -69,22 +71,51 @@ def shown_parts(parts: set[str], revealed: bool) -> set[str]:
 def _real(x) -> str | None:
     """`canonical.encode_real` for stored values; a non-finite one (never written by the
     scorer, which stores None) is shown as n/a rather than failing the commit."""
-    if x is None or x != x or x in (math.inf, -math.inf):
+    # x - x is 0.0 exactly for a finite number, NaN for NaN and the infinities
+    if x is None or x - x != 0.0:
         return None
-    return repr(float(x) + 0.0)
+    return repr(x + 0.0)
+
+
+#: canonical slice objects by the stored JSON text of ``Score.slice_json`` (a benchmark has a
+#: few dozen distinct slices: each is parsed once per process, not once per record)
+_SLICES: dict[str | None, dict] = {}
+_SCORES = Score.__table__.c
+#: the score rows a receipt shows, in Core (no ORM objects or per-row JSON type processing);
+#: the slice as its stored text, parsed through `_SLICES`
+_RECORDS_SQL = select(
+    _SCORES.part, _SCORES.task, _SCORES.metric, cast(_SCORES.slice_json, Text), _SCORES.value,
+    _SCORES.ci_low, _SCORES.ci_high, _SCORES.n, _SCORES.judge, _SCORES.metric_version,
+).where(_SCORES.submission_id == bindparam("sid"))
+_DUMPS_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
+
+
+def _slice(text: str | None) -> dict:
+    """The receipt form of a stored slice (``{str: str}``, ``{}`` for none); the returned dict
+    is shared: callers never change it."""
+    found = _SLICES.get(text)
+    if found is None:
+        value = orjson.loads(text) if text else None
+        found = {str(k): str(v) for k, v in value.items()} if value else {}
+        if len(_SLICES) > 4096:
+            _SLICES.clear()
+        _SLICES[text] = found
+    return found
 
 
 def _records(session: Session, sub_id: int) -> list[dict]:
-    """The submission's score rows as receipt records, sorted (`receipts.record`'s form)."""
-    rows = session.execute(
-        select(Score.part, Score.task, Score.metric, Score.slice_json, Score.value,
-               Score.ci_low, Score.ci_high, Score.n, Score.judge, Score.metric_version)
-        .where(Score.submission_id == sub_id)).all()
-    return receipts.sort_records(
-        {"part": p, "task": t, "metric": m, "slice": {str(k): str(v) for k, v in sl.items()}
-         if sl else {}, "value": _real(v), "ci_low": _real(lo), "ci_high": _real(hi),
-         "n": int(n or 0), "judge": j, "metric_version": str(mv)}
-        for p, t, m, sl, v, lo, hi, n, j, mv in rows)
+    """The submission's score rows as receipt records, sorted (`receipts.record`'s form, in
+    `receipts.sort_records`' order: by each record's canonical bytes)."""
+    rows = session.connection().execute(_RECORDS_SQL, {"sid": sub_id}).all()
+    real, dumps, opts = _real, orjson.dumps, _DUMPS_OPTIONS
+    keyed = []
+    for p, t, m, sl, v, lo, hi, n, j, mv in rows:
+        rec = {"part": p, "task": t, "metric": m, "slice": _slice(sl), "value": real(v),
+               "ci_low": real(lo), "ci_high": real(hi), "n": int(n or 0), "judge": j,
+               "metric_version": str(mv)}
+        keyed.append((dumps(rec, option=opts), rec))
+    keyed.sort(key=itemgetter(0))
+    return [rec for _, rec in keyed]
 
 
 def _input(session: Session, sub: Submission) -> dict:
@@ -103,16 +134,36 @@ def _time(t: datetime | None) -> str | None:
     return None if t is None else format_time(t)
 
 
-def state_of(session: Session, sub: Submission, bench: Benchmark) -> tuple[dict, list[dict]]:
-    """(the receipt's fields other than the log's, every record) of ``sub`` as it stands."""
-    team = session.get(Team, sub.team_id) if sub.team_id is not None else None
+_BENCH = Benchmark.__table__.c
+_TEAM = Team.__table__.c
+_STATE = ReceiptState.__table__
+#: what a receipt shows of the benchmark and the team, and the submission's receipt state
+#: (salt null: none yet), in one round trip (no ORM objects)
+_CONTEXT_SQL = select(
+    _BENCH.key, _BENCH.version, _BENCH.private_revealed, _BENCH.pack_path, _TEAM.name,
+    _STATE.c.salt, _STATE.c.state_digest, _STATE.c.last_index, _STATE.c.flags_json,
+).select_from(
+    Benchmark.__table__
+    .outerjoin(Team.__table__, _TEAM.id == bindparam("team_id"))
+    .outerjoin(_STATE, _STATE.c.submission_id == bindparam("sid"))
+).where(_BENCH.id == bindparam("bench_id"))
+
+
+def _context(session: Session, sub: Submission):
+    return session.connection().execute(_CONTEXT_SQL, {
+        "team_id": sub.team_id, "sid": sub.id, "bench_id": sub.benchmark_id}).one()
+
+
+def state_of(session: Session, sub: Submission, context=None) -> tuple[dict, list[dict]]:
+    """(the receipt's fields other than the log's, every record) of ``sub`` as it stands in
+    the database (the caller flushes first: `Issuer.issue_for` does); ``context``: its
+    `_context` row when the caller read it already."""
+    key, version, revealed, pack_path, team = (context or _context(session, sub))[:5]
     records = _records(session, sub.id)
     fields = {
-        "benchmark": {"key": bench.key, "version": bench.version,
-                      "revealed": bool(bench.private_revealed)},
-        "pack": pack_digests(bench.pack_path, sub.split),
-        "submission": {"id": sub.id, "split": sub.split, "kind": sub.kind,
-                       "team": team.name if team is not None else None,
+        "benchmark": {"key": key, "version": version, "revealed": bool(revealed)},
+        "pack": pack_digests(pack_path, sub.split),
+        "submission": {"id": sub.id, "split": sub.split, "kind": sub.kind, "team": team,
                        "method": sub.method_name, "submitted_at": _time(sub.created_at),
                        "status": sub.status, "hidden": bool(sub.hidden),
                        "disqualified": sub.disqualified_reason, "public": bool(sub.is_public),
@@ -150,6 +201,19 @@ def event_for(old: dict | None, new: dict) -> str:
     return "updated"
 
 
+#: a submission's receipt state (again, under the log's lock), read and written in Core (the issuer's only use of it: an
+#: ORM copy another part of the same session loaded is not refreshed by the issuer's write)
+_STATE_SQL = select(_STATE.c.salt, _STATE.c.state_digest, _STATE.c.last_index,
+                    _STATE.c.flags_json).where(_STATE.c.submission_id == bindparam("sid"))
+_INSERT_STATE = _STATE.insert()
+#: SET from the parameters' column names (last_index, state_digest, flags_json)
+_UPDATE_STATE = _STATE.update().where(_STATE.c.submission_id == bindparam("sid"))
+
+
+def _state(session: Session, sub_id: int):
+    return session.connection().execute(_STATE_SQL, {"sid": sub_id}).one_or_none()
+
+
 class Issuer:
     """Issues the receipts of one commit (one `Appender`, taken on the first receipt)."""
 
@@ -166,14 +230,15 @@ class Issuer:
         change the same submission at once then chain their receipts (``previous_index``) in
         commit order, and never both create its state."""
         session = self.session
+        session.flush()  # the statements below read the database, not the session
         sub = session.get(Submission, sub_id)
         if sub is None:
             return None
-        state = session.get(ReceiptState, sub_id)
+        context = _context(session, sub)
+        state = context if context.salt is not None else None
         if state is None and not (sub.status == "scored" and sub.is_public):
             return None
-        bench = session.get(Benchmark, sub.benchmark_id)
-        fields, records = state_of(session, sub, bench)
+        fields, records = state_of(session, sub, context)
         parts = {r["part"] for r in records}
         shown = shown_parts(parts, fields["benchmark"]["revealed"])
 
@@ -189,7 +254,7 @@ class Issuer:
             return None
         if self.appender is None:
             self.appender = Appender(session)  # the log's lock, to the end of the transaction
-        state = session.get(ReceiptState, sub_id, populate_existing=True)
+        state = _state(session, sub_id)
         salt = state.salt if state is not None else secrets.token_hex(32)
         commitment, state_digest = digest_with(salt)
         if state is not None and state.state_digest == state_digest:
@@ -203,13 +268,16 @@ class Issuer:
             issued_at=now, key_id=self.signer.key_id, records=records, shown_parts=shown,
             salt=salt, records_commitment=commitment, presorted=True, **fields)
         index = self.appender.append(receipts.sign_encoded(body, self.signer), event=event,
-                                     benchmark_key=bench.key, submission_id=sub.id, now=now)
+                                     benchmark_key=fields["benchmark"]["key"],
+                                     submission_id=sub.id, now=now)
         if state is None:
-            state = ReceiptState(submission_id=sub.id, salt=salt)
-            session.add(state)
-        state.last_index = index
-        state.state_digest = state_digest
-        state.flags_json = flags
+            session.connection().execute(_INSERT_STATE, {
+                "submission_id": sub.id, "salt": salt, "last_index": index,
+                "state_digest": state_digest, "flags_json": flags})
+        else:
+            session.connection().execute(_UPDATE_STATE, {
+                "sid": sub.id, "last_index": index, "state_digest": state_digest,
+                "flags_json": flags})
         self.issued.append(index)
         return index
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import func, insert, select, text
+from sqlalchemy import bindparam, func, select, text
 from sqlalchemy.orm import Session
 
 from leaderboard.core.transparency import merkle, receipts
@@ -27,16 +27,28 @@ LOCK_KEY = 0x6C6F675F  # "log_"
 MAX_ENTRIES_PAGE = 1000
 
 
+# The log's statements, built once and run on the session's connection (Core: no ORM
+# execution path, no new IN clause per call); the session is flushed first where the caller
+# may have pending rows.
+_ENTRIES = LogEntry.__table__
+_NODES = LogNode.__table__
+_SIZE_SQL = select(func.max(_ENTRIES.c.idx))
+_NODES_SQL = select(_NODES.c.key, _NODES.c.hash).where(
+    _NODES.c.key.in_(bindparam("keys", expanding=True)))
+_INSERT_ENTRY = _ENTRIES.insert()
+_INSERT_NODES = _NODES.insert()
+_LOCK_SQL = text("SELECT pg_advisory_xact_lock(:k)")
+
+
 def tree_size(session: Session) -> int:
-    last = session.scalar(select(func.max(LogEntry.idx)))
+    last = session.connection().execute(_SIZE_SQL).scalar()
     return 0 if last is None else int(last) + 1
 
 
 def _getter(session: Session):
     def get(keys: set[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
         by_key = {merkle.node_key(lv, i): (lv, i) for lv, i in keys}
-        rows = session.execute(select(LogNode.key, LogNode.hash)
-                               .where(LogNode.key.in_(list(by_key)))).all()
+        rows = session.connection().execute(_NODES_SQL, {"keys": list(by_key)}).all()
         return {by_key[k]: bytes(h) for k, h in rows}
     return get
 
@@ -47,8 +59,12 @@ class Appender:
 
     def __init__(self, session: Session):
         self.session = session
-        if session.get_bind().dialect.name == "postgresql":
-            session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": LOCK_KEY})
+        self._conn = conn = session.connection()
+        if conn.dialect.name == "postgresql":
+            # its own statement: under READ COMMITTED the size read below must take its
+            # snapshot after the lock is granted, or it could miss the entry of the
+            # transaction that held the lock
+            conn.execute(_LOCK_SQL, {"k": LOCK_KEY})
         self.next_index = tree_size(session)
         nodes = merkle.perfect_nodes(0, self.next_index)
         found = _getter(session)(set(nodes))
@@ -67,10 +83,11 @@ class Appender:
             level, i = level + 1, i >> 1
             nodes.append({"key": merkle.node_key(level, i), "hash": h})
         self._frontier[level] = h
-        self.session.execute(insert(LogEntry).values(
-            idx=index, data=data.decode("utf-8"), event=event, benchmark_key=benchmark_key,
-            submission_id=submission_id, created_at=now or datetime.now(UTC)))
-        self.session.execute(insert(LogNode), nodes)
+        self._conn.execute(_INSERT_ENTRY, {
+            "idx": index, "data": data.decode("utf-8"), "event": event,
+            "benchmark_key": benchmark_key, "submission_id": submission_id,
+            "created_at": now or datetime.now(UTC)})
+        self._conn.execute(_INSERT_NODES, nodes)
         self.next_index = index + 1
         return index
 
