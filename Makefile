@@ -41,10 +41,11 @@ TEST_WORKERS ?= 3
 test: setup services
 	LB_REQUIRE_SERVICES=1 HARNESS_REQUIRE_DOCKER=1 $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
-# Screenshots of every page at 1280 and 390 px (the whole-journey browser test takes them) into
-# tests/browser/screenshots/journey/ (git-ignored).
+# Screenshots of every page at 1280 and 390 px into tests/browser/screenshots/ (git-ignored): the
+# whole journey (journey/), the participant's loop (participant/) and the organiser's (organiser/).
 screenshots: setup
-	$(PY) -m pytest -q -p no:cacheprovider tests/browser/test_whole_journey.py
+	$(PY) -m pytest -q -p no:cacheprovider tests/browser/test_whole_journey.py \
+		tests/browser/test_participant_loop.py tests/browser/test_organiser_journey.py
 
 # Packs with the test labels too (a host imports them: `leaderboard import-pack packs/<key>`).
 demo: setup
