@@ -18,30 +18,21 @@ from sqlalchemy.orm import Session
 from leaderboard.server.boards import modality_ledger
 from leaderboard.server.boards.ledger import TOUCHED, TRACKED, refresh_submissions
 from leaderboard.server.boards.rebuild import rekey_benchmark
-from leaderboard.server.models import Benchmark, Score, Submission
+from leaderboard.server.models import Benchmark
+from leaderboard.server.models.changes import changed_submissions
 
 _PENDING = "lb_standings_pending"
 _BENCHES = "lb_standings_benchmarks"
 
 
 def _after_flush(session: Session, _ctx) -> None:
-    pending = session.info.setdefault(_PENDING, set())
+    session.info.setdefault(_PENDING, set()).update(changed_submissions(session, TRACKED))
     benches = session.info.setdefault(_BENCHES, set())
     for obj in session.new:
-        if isinstance(obj, Score):
-            pending.add(obj.submission_id)
-        elif isinstance(obj, Submission):
-            pending.add(obj.id)
-        elif isinstance(obj, Benchmark):  # a new column on its modalities' boards
+        if isinstance(obj, Benchmark):  # a new column on its modalities' boards
             session.info.setdefault(TOUCHED, set()).add((obj.id, "*"))
     for obj in session.dirty:
-        if isinstance(obj, Score):
-            pending.add(obj.submission_id)
-        elif isinstance(obj, Submission):
-            state = inspect(obj)
-            if any(state.attrs[a].history.has_changes() for a in TRACKED):
-                pending.add(obj.id)
-        elif isinstance(obj, Benchmark):
+        if isinstance(obj, Benchmark):
             state = inspect(obj)
             if any(state.attrs[a].history.has_changes() for a in ("official_judge",
                                                                     "meta_json")):
@@ -50,9 +41,7 @@ def _after_flush(session: Session, _ctx) -> None:
                 # the modality boards read the part a board shows
                 session.info.setdefault(TOUCHED, set()).add((obj.id, "*"))
     for obj in session.deleted:
-        if isinstance(obj, Score):
-            pending.add(obj.submission_id)
-        elif isinstance(obj, Benchmark):  # its columns leave its modalities' boards
+        if isinstance(obj, Benchmark):  # its columns leave its modalities' boards
             session.info.setdefault(TOUCHED, set()).add((obj.id, "*"))
 
 

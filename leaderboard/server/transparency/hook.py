@@ -16,7 +16,8 @@ import logging
 from sqlalchemy import event, inspect
 from sqlalchemy.orm import Session
 
-from leaderboard.server.models import Benchmark, Score, Submission
+from leaderboard.server.models import Benchmark
+from leaderboard.server.models.changes import changed_submissions
 from leaderboard.server.transparency.issue import Issuer, candidates_of_benchmark
 
 log = logging.getLogger(__name__)
@@ -32,26 +33,12 @@ WATCHED = ("status", "hidden", "is_public", "selected", "disqualified_reason", "
 def _after_flush(session: Session, _ctx) -> None:
     if session.info.get(_KEYRING) is None:
         return
-    subs = session.info.setdefault(_SUBS, set())
+    session.info.setdefault(_SUBS, set()).update(changed_submissions(session, WATCHED))
     benches = session.info.setdefault(_BENCHES, set())
-    for obj in session.new:
-        if isinstance(obj, Score):
-            subs.add(obj.submission_id)
-        elif isinstance(obj, Submission):
-            subs.add(obj.id)
     for obj in session.dirty:
-        if isinstance(obj, Score):
-            subs.add(obj.submission_id)
-        elif isinstance(obj, Submission):
-            state = inspect(obj)
-            if any(state.attrs[a].history.has_changes() for a in WATCHED):
-                subs.add(obj.id)
-        elif isinstance(obj, Benchmark):
-            if inspect(obj).attrs["private_revealed"].history.has_changes():
-                benches.add(obj.id)
-    for obj in session.deleted:
-        if isinstance(obj, Score):
-            subs.add(obj.submission_id)
+        if isinstance(obj, Benchmark) and \
+                inspect(obj).attrs["private_revealed"].history.has_changes():
+            benches.add(obj.id)
 
 
 def _before_commit(session: Session) -> None:

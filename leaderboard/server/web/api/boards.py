@@ -100,24 +100,8 @@ def board_csv(key: str, task: str, split: str):
                        int(iv["tied_first"])] if iv else ["", "", ""])
 
     rows = boards.board_rows(lazy_session, **args, chunk=CSV_CHUNK)
-    # the first chunk is read before the answer starts: a database fault then is a clean 503
-    # (operations.md); a fault later, on a board longer than one chunk, can only cut it short
-    first = [line(r) for r in islice(rows, CSV_CHUNK)]
-
-    def generate():
-        yield to_csv(first, header=header)
-        chunk = []
-        for r in rows:
-            chunk.append(line(r))
-            if len(chunk) >= CSV_CHUNK:
-                yield to_csv(chunk)
-                chunk = []
-        if chunk:
-            yield to_csv(chunk)
-
     name = "-".join(filter(None, [key, task, split, args["modality"], args["mode"]]))
-    return Response(stream_with_context(generate()), mimetype="text/csv", headers={
-        "Content-Disposition": f'attachment; filename="{name}.csv"'})
+    return _csv_response(rows, line, header, name)
 
 
 @bp.get("/modalities")
@@ -159,6 +143,13 @@ def modality_csv(modality: str):
         return row
 
     rows = boards.modality_rows(lazy_session, modality, chunk=CSV_CHUNK)
+    return _csv_response(rows, line, header, f"modality-{modality}")
+
+
+def _csv_response(rows, line, header: list, name: str) -> Response:
+    """Stream ``line(r)`` for every row as CSV in chunks of CSV_CHUNK. The first chunk is read
+    before the answer starts: a database fault then is a clean 503 (operations.md); a fault
+    later, on a board longer than one chunk, can only cut it short."""
     first = [line(r) for r in islice(rows, CSV_CHUNK)]
 
     def generate():
@@ -173,7 +164,7 @@ def modality_csv(modality: str):
             yield to_csv(chunk)
 
     return Response(stream_with_context(generate()), mimetype="text/csv", headers={
-        "Content-Disposition": f'attachment; filename="modality-{modality}.csv"'})
+        "Content-Disposition": f'attachment; filename="{name}.csv"'})
 
 
 @bp.get("/")
