@@ -52,7 +52,7 @@ def tarballs(docker_client, base_packs, tmp_path_factory):
     pack, tmp_path = base_packs["syncred"], tmp_path_factory.mktemp("robust-tarballs")
     scripts = {"metadata": METADATA_SCRIPT, "fragile": fragile_script(pack, "dev"),
                "slow": fragile_script(pack, "dev", sleep_on_copies=30),
-               "crashy": ("grep -q 'media/r/' /input/items.jsonl && "
+               "crashy": ("grep -q '\"id\":\"r' /input/items.jsonl && "
                           "{ echo 'cannot decode this jpeg' >&2; exit 3; }\n" + METADATA_SCRIPT)}
     out, built = {}, []
     try:  # every image built before any is removed: removing one can drop a shared cached layer
@@ -143,7 +143,12 @@ def test_runs_score_every_condition_and_budgets_stop_them(  # noqa: F811
 
     frag = _headline(session, ids["fragile"])
     clean = frag[_key(modality="image", summary="clean")]
-    assert clean.value == pytest.approx(1.0) and clean.n == 8
+    assert clean.value == pytest.approx(1.0) and clean.n == 32  # 4 conditions x 8, each once
+    jpeg5 = _key(modality="image", degradation="jpeg", level=5)
+    paired = frag[_key(modality="image", degradation="jpeg", level=5, summary="drop")]
+    ref = frag[_key(modality="image", degradation="jpeg", level=5, summary="clean")]
+    assert ref.n == paired.n == frag[jpeg5].n == 8  # its own 8 items, paired with clean on them
+    assert paired.value == pytest.approx(ref.value - frag[jpeg5].value)
     worst = frag[_key(modality="image", summary="worst")]
     assert worst.value < clean.value
     assert frag[_key(modality="image", degradation="jpeg", level=5)].value < clean.value
@@ -204,7 +209,7 @@ def test_board_plot_pages_and_downloads(app, client, auth, session, built, tarba
     assert [r["worst"]["value"] for r in board["rows"]] == [0.0, 0.0]
     top = board["rows"][0]
     assert set(top["means"]) == {"jpeg", "blur"} and top["rank"] == 1
-    assert top["clean"]["n"] == 8 and top["worst"]["ci_low"] is not None
+    assert top["clean"]["n"] == 32 and top["worst"]["ci_low"] is not None
     # equal worst cases in every resample: both rows share the interval 1-2 (tied first)
     assert [r["rank_interval"]["label"] for r in board["rows"]] == ["1 (1–2)", "2 (1–2)"]
     assert board["method"]["suites"][0]["levels"] == [1, 5]
