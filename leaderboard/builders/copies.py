@@ -73,19 +73,16 @@ class CopiesPlan:
         """Invocations of the container a run needs (the largest modality's rounds)."""
         return max((len(a) for a in self.assignment.values()), default=0)
 
-    def condition_rows(self, cond: Condition) -> np.ndarray:
-        """Rows of the split that ``cond`` degrades (over every round), ascending."""
-        mine = [c for c in self.conditions if c.modality == cond.modality]
-        j = mine.index(cond)
-        rows = self.rows[cond.modality]
-        parts = [rows[blocks[j]] for blocks in self.assignment[cond.modality]]
-        return np.sort(np.concatenate(parts)) if parts else rows[:0]
-
     def round_rows(self, cond: Condition) -> list[np.ndarray]:
-        """Per round, the rows ``cond`` degrades in that invocation."""
+        """Per round of its modality, the rows of the split ``cond`` degrades in it."""
         j = [c for c in self.conditions if c.modality == cond.modality].index(cond)
         rows = self.rows[cond.modality]
         return [rows[blocks[j]] for blocks in self.assignment[cond.modality]]
+
+    def condition_rows(self, cond: Condition) -> np.ndarray:
+        """Rows of the split that ``cond`` degrades (over every round), ascending."""
+        parts = self.round_rows(cond)
+        return np.sort(np.concatenate(parts)) if parts else self.rows[cond.modality][:0]
 
     @property
     def n_files(self) -> int:
