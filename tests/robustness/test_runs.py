@@ -131,7 +131,7 @@ def test_a_split_too_small_for_one_invocation_runs_in_rounds(  # noqa: F811
     set_plan(small_pack, {**SMALL_PLAN, "items_per_condition": 30})
     build = _import_and_build(app, session, small_pack)
     assert (build.status, build.total) == ("ready", 184), build.error
-    sid = _submit(client, auth.member(), tarballs["fragile"], "rounds")
+    sid = _submit(client, auth.member(), tarballs["metadata"], "rounds")
     session.expire_all()
     run = session.scalar(select(RobustnessRun).where(RobustnessRun.submission_id == sid))
     assert run.status == "scored", run.reason
