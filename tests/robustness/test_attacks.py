@@ -10,6 +10,10 @@ D ``items.jsonl`` row order, E name order, F size order (a guess of the conditio
 item's place in that order, as the attack on the hard-linked input did), and G the oracle's
 verdict (1: an item seen first, 2: a copy of an item already seen, 0: unknown). The host reads
 the guesses back from the per-condition prediction files, which carry the original ids.
+
+Size order is collected but not bounded: a file's size is its content (a JPEG at quality 10 is
+small), which shows its degradation whatever the metadata; docs/robustness.md says why knowing
+it does not help.
 """
 from __future__ import annotations
 
