@@ -111,7 +111,9 @@ def score_cmd(copies: Path, preds: Path, as_json: bool) -> None:
 
 def curve_table(pack, records) -> str:
     """Text table per (task, modality): one row per degradation, columns level 0 (clean) to 5,
-    then the mean over levels; the worst case and the mean drop with their 95% CIs below."""
+    then the mean over levels, and under it each level's drop paired with the clean
+    predictions on that condition's items; the worst case and the mean drop with their 95% CIs
+    below."""
     lines = []
     for task in pack.tasks:
         head = [r for r in records if r.task == task.key and r.metric == task.headline]
@@ -128,13 +130,17 @@ def curve_table(pack, records) -> str:
             lines.append(f"{'degradation':<12}" + "".join(f"{lv:>8}" for lv in range(6))
                          + f"{'mean':>8}")
             for d in degs:
-                cells = {r.slice["level"]: r.value for r in mine
-                         if r.slice.get("degradation") == d and "level" in r.slice}
+                at = [r for r in mine if r.slice.get("degradation") == d and "level" in r.slice]
+                cells = {r.slice["level"]: r.value for r in at if "summary" not in r.slice}
+                drops = {r.slice["level"]: r.value for r in at if r.slice.get("summary") == "drop"}
                 mean = summary("mean", d)
                 vals = [clean.value if clean else None] + \
                     [cells.get(str(lv)) for lv in range(1, 6)] + [mean.value if mean else None]
                 lines.append(f"{d:<12}" + "".join(
                     f"{'-' if v is None else f'{v:.3f}':>8}" for v in vals))
+                lines.append(f"{'  drop':<12}{'':>8}" + "".join(  # paired: same items
+                    f"{'-' if drops.get(str(lv)) is None else f'{drops[str(lv)]:.3f}':>8}"
+                    for lv in range(1, 6)))
             for kind in ("worst", "drop"):
                 r = summary(kind)
                 if r is not None and r.value is not None:

@@ -1,5 +1,10 @@
 """Build the degraded copies of one split (layout: `leaderboard.core.robustness.layout`).
 
+Each modality's subset holds up to ``conditions x items_per_condition`` items, dealt to the
+conditions by `leaderboard.core.robustness.subset.assign_conditions`: an item is degraded under
+one condition per invocation of the container (``rounds`` in the manifest: what each invocation
+holds; one round when the split has enough items, more for a small split).
+
 ``plan_copies`` is cheap (the subset and the cache key: sha256 over the layout version, the
 pack's key, the split's ``items.jsonl``, the subset's ids and strata, the subset's media bytes,
 every suite's signature, the chosen degradations and levels, the item count and the seed).
@@ -38,7 +43,13 @@ from leaderboard.core.robustness.layout import (
     condition_split,
     degraded_path,
 )
-from leaderboard.core.robustness.subset import select_subset, strata_of, take_rows
+from leaderboard.core.robustness.subset import (
+    assign_conditions,
+    rounds_needed,
+    select_subset,
+    strata_of,
+    take_rows,
+)
 from leaderboard.core.table import Table
 
 
@@ -50,15 +61,33 @@ class CopiesPlan:
     config: RobustnessConfig
     rows: dict[str, np.ndarray]          # modality -> subset rows of the split
     labels: Table
+    #: modality -> [round][condition of that modality] -> positions into ``rows[modality]``
+    assignment: dict[str, list[list[np.ndarray]]]
 
     @property
     def conditions(self) -> list[Condition]:
         return self.config.conditions()
 
     @property
+    def rounds(self) -> int:
+        """Invocations of the container a run needs (the largest modality's rounds)."""
+        return max((len(a) for a in self.assignment.values()), default=0)
+
+    def round_rows(self, cond: Condition) -> list[np.ndarray]:
+        """Per round of its modality, the rows of the split ``cond`` degrades in it."""
+        j = [c for c in self.conditions if c.modality == cond.modality].index(cond)
+        rows = self.rows[cond.modality]
+        return [rows[blocks[j]] for blocks in self.assignment[cond.modality]]
+
+    def condition_rows(self, cond: Condition) -> np.ndarray:
+        """Rows of the split that ``cond`` degrades (over every round), ascending."""
+        parts = self.round_rows(cond)
+        return np.sort(np.concatenate(parts)) if parts else self.rows[cond.modality][:0]
+
+    @property
     def n_files(self) -> int:
         """Degraded files to write (the progress total)."""
-        return sum(len(self.rows[c.modality]) for c in self.conditions)
+        return sum(len(self.condition_rows(c)) for c in self.conditions)
 
 
 def _item_seed(seed: int, item: str, cond: Condition) -> int:
@@ -80,18 +109,22 @@ def plan_copies(pack: Pack | str | os.PathLike, split: str, *, labels: Table | N
     h.update(f"layout={LAYOUT_VERSION}\0pack={pack.key}\0split={split}\0".encode())
     h.update(hashlib.sha256(pack.items_path(split).read_bytes()).digest())
     h.update(json.dumps(config.describe(), sort_keys=True).encode())
-    rows = {}
+    rows, assignment = {}, {}
     for plan in config.plans:
+        n_cond = len(plan.degradations) * len(plan.levels)
         sel = select_subset(items, labels, modality=plan.modality,
-                            n=config.items_per_condition, seed=config.seed,
+                            n=n_cond * config.items_per_condition, seed=config.seed,
                             part="public" if split in HELD_OUT_SPLITS else None)
         rows[plan.modality] = sel
         strata = strata_of(items, labels, sel) if len(sel) else np.array([], dtype=object)
+        rounds = rounds_needed(len(sel), n_cond, config.items_per_condition)
+        assignment[plan.modality] = assign_conditions(
+            strata, n_cond, rounds, seed=config.seed, modality=plan.modality) if rounds else []
         for i, s in zip(sel.tolist(), strata.tolist()):
             h.update(f"{items.ids[i]}\0{s}\0".encode())
             for rel in items.value("media", i) or ():
                 h.update(hashlib.sha256((pack.root / rel).read_bytes()).digest())
-    return CopiesPlan(h.hexdigest()[:20], pack, split, config, rows, labels)
+    return CopiesPlan(h.hexdigest()[:20], pack, split, config, rows, labels, assignment)
 
 
 def copies_dir(root: str | os.PathLike, plan: CopiesPlan) -> Path:
@@ -150,8 +183,8 @@ def _write(plan: CopiesPlan, out: Path, *, with_labels: bool, progress) -> None:
     splits.append(clean_split)
     done, total = 0, plan.n_files
     for mp in plan.config.plans:
-        rows = plan.rows[mp.modality]
         for cond in (c for c in plan.conditions if c.modality == mp.modality):
+            rows = plan.condition_rows(cond)
             deg = mp.suite.degradation(cond.degradation)
             params = deg.level(cond.level)
             name = condition_split(split, cond)
@@ -179,6 +212,11 @@ def _write(plan: CopiesPlan, out: Path, *, with_labels: bool, progress) -> None:
             conds.append({"modality": cond.modality, "suite": cond.suite,
                           "degradation": cond.degradation, "level": cond.level, "split": name,
                           "params": params, "suffix": deg.suffix, "items": len(rows)})
+    rounds = []
+    for r in range(plan.rounds):  # what each invocation of the container holds
+        rounds.append({condition_split(split, c): [str(items.ids[i]) for i in
+                                                   plan.round_rows(c)[r].tolist()]
+                       for c in plan.conditions if r < len(plan.assignment[c.modality])})
     _pack_files(pack, out, splits)
     digest = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
     manifest = {"layout": LAYOUT_VERSION, "key": plan.key, "benchmark": pack.key,
@@ -186,6 +224,7 @@ def _write(plan: CopiesPlan, out: Path, *, with_labels: bool, progress) -> None:
                 "config": plan.config.describe(), "conditions": conds,
                 "subset": {m: [str(items.ids[i]) for i in r.tolist()]
                            for m, r in plan.rows.items()},
+                "rounds": rounds,
                 "libraries": library_versions(), "files": files, "digest": digest,
                 "labels": with_labels}
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n",

@@ -64,7 +64,7 @@ def fragile_script(pack_dir: Path, split: str, *, sleep_on_copies: int = 0) -> s
         row = json.loads(line)
         digest = hashlib.sha256((pack_dir / items[row["id"]]).read_bytes()).hexdigest()
         (fakes if row["label"] == "fake" else reals).append(digest)
-    wait = (f"grep -q 'media/r/' /input/items.jsonl && sleep {sleep_on_copies}\n"
+    wait = (f"grep -q '\"id\":\"r' /input/items.jsonl && sleep {sleep_on_copies}\n"
             if sleep_on_copies else "")
     return (
         "set -e\n" + wait +

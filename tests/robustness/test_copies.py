@@ -71,7 +71,7 @@ def test_built_once_rebuilt_only_for_a_new_suite_version(small_pack, tmp_path, m
                                                              "dev-image-blur-1",
                                                              "dev-image-blur-5"]
     assert manifest["libraries"]["pillow"] and manifest["digest"]
-    assert len(manifest["subset"]["image"]) == 8
+    assert len(manifest["subset"]["image"]) == 32  # 4 conditions x 8 items, each once
     assert not (first / "splits" / "dev-image-jpeg-1" / "labels.jsonl").exists()
     copies = load_pack(first)
     assert copies.splits[0] == "dev-clean-0" and len(copies.items("dev-image-blur-5")) == 8
@@ -141,7 +141,7 @@ def test_held_out_subsets_use_the_public_part_only(small_pack):
     plan = plan_copies(small_pack, "test")
     labels = load_pack(small_pack).labels("test")
     parts = set(labels.decoded("part")[plan.rows["image"]].tolist())
-    assert parts == {"public"} and len(plan.rows["image"]) == 8
+    assert parts == {"public"} and len(plan.rows["image"]) == 32
 
 
 def test_offline_commands_fail_with_a_message(small_pack, tmp_path):

@@ -20,7 +20,7 @@ from leaderboard.server.services import robustness as svc
 from leaderboard.server.services.benchmarks import get_benchmark, import_pack
 from tests.containers.conftest import LIMITS
 from tests.harness.images.build import build_script_image, save_image
-from tests.robustness.conftest import METADATA_SCRIPT, fragile_script
+from tests.robustness.conftest import METADATA_SCRIPT, SMALL_PLAN, fragile_script, set_plan
 from tests.server.conftest import app, auth, client, make_config, session, sqlite_url  # noqa: F401
 
 pytestmark = pytest.mark.docker
@@ -52,7 +52,7 @@ def tarballs(docker_client, base_packs, tmp_path_factory):
     pack, tmp_path = base_packs["syncred"], tmp_path_factory.mktemp("robust-tarballs")
     scripts = {"metadata": METADATA_SCRIPT, "fragile": fragile_script(pack, "dev"),
                "slow": fragile_script(pack, "dev", sleep_on_copies=30),
-               "crashy": ("grep -q 'media/r/' /input/items.jsonl && "
+               "crashy": ("grep -q '\"id\":\"r' /input/items.jsonl && "
                           "{ echo 'cannot decode this jpeg' >&2; exit 3; }\n" + METADATA_SCRIPT)}
     out, built = {}, []
     try:  # every image built before any is removed: removing one can drop a shared cached layer
@@ -103,21 +103,43 @@ def _key(**kw):
     return json.dumps({k: str(v) for k, v in kw.items()}, sort_keys=True)
 
 
-@pytest.fixture
-def built(app, session, small_pack):  # noqa: F811
-    """The small pack imported and its dev copies built by the job (inline)."""
+def _import_and_build(app, session, pack) -> RobustnessBuild:  # noqa: F811
     from leaderboard.server.jobs.robustness import enqueue_build
 
     with app.app_context():
         with app.extensions["lb_db"].scope() as s:
-            import_pack(s, small_pack, data_dir=app.config["DATA_DIR"],
+            import_pack(s, pack, data_dir=app.config["DATA_DIR"],
                         label_keys=app.config["LABEL_KEYS"])
         with app.extensions["lb_db"].scope() as s:
             build_id = svc.request_build(s, get_benchmark(s, "syncred"), "dev").id
         enqueue_build(build_id)
-    row = session.scalar(select(RobustnessBuild))
+    return session.scalar(select(RobustnessBuild))
+
+
+@pytest.fixture
+def built(app, session, small_pack):  # noqa: F811
+    """The small pack imported and its dev copies built by the job (inline)."""
+    row = _import_and_build(app, session, small_pack)
     assert (row.status, row.done, row.total, row.reused) == ("ready", 32, 32, False), row.error
     return row
+
+
+def test_a_split_too_small_for_one_invocation_runs_in_rounds(  # noqa: F811
+        app, client, auth, session, small_pack, tarballs):  # noqa: F811
+    """92 items cannot give 4 conditions 30 items each in one invocation: 2 rounds of 92 items,
+    each item once per round, 46 items per condition."""
+    set_plan(small_pack, {**SMALL_PLAN, "items_per_condition": 30})
+    build = _import_and_build(app, session, small_pack)
+    assert (build.status, build.total) == ("ready", 184), build.error
+    sid = _submit(client, auth.member(), tarballs["metadata"], "rounds")
+    session.expire_all()
+    run = session.scalar(select(RobustnessRun).where(RobustnessRun.submission_id == sid))
+    assert run.status == "scored", run.reason
+    assert "2 invocations of the container" in " ".join(run.notes_json)
+    recs = _headline(session, sid)
+    assert recs[_key(modality="image", summary="clean")].n == 92
+    assert recs[_key(modality="image", degradation="blur", level=1)].n == 46
+    assert recs[_key(modality="image", degradation="blur", level=1, summary="drop")].n == 46
 
 
 def test_runs_score_every_condition_and_budgets_stop_them(  # noqa: F811
@@ -143,7 +165,12 @@ def test_runs_score_every_condition_and_budgets_stop_them(  # noqa: F811
 
     frag = _headline(session, ids["fragile"])
     clean = frag[_key(modality="image", summary="clean")]
-    assert clean.value == pytest.approx(1.0) and clean.n == 8
+    assert clean.value == pytest.approx(1.0) and clean.n == 32  # 4 conditions x 8, each once
+    jpeg5 = _key(modality="image", degradation="jpeg", level=5)
+    paired = frag[_key(modality="image", degradation="jpeg", level=5, summary="drop")]
+    ref = frag[_key(modality="image", degradation="jpeg", level=5, summary="clean")]
+    assert ref.n == paired.n == frag[jpeg5].n == 8  # its own 8 items, paired with clean on them
+    assert paired.value == pytest.approx(ref.value - frag[jpeg5].value)
     worst = frag[_key(modality="image", summary="worst")]
     assert worst.value < clean.value
     assert frag[_key(modality="image", degradation="jpeg", level=5)].value < clean.value
@@ -204,7 +231,7 @@ def test_board_plot_pages_and_downloads(app, client, auth, session, built, tarba
     assert [r["worst"]["value"] for r in board["rows"]] == [0.0, 0.0]
     top = board["rows"][0]
     assert set(top["means"]) == {"jpeg", "blur"} and top["rank"] == 1
-    assert top["clean"]["n"] == 8 and top["worst"]["ci_low"] is not None
+    assert top["clean"]["n"] == 32 and top["worst"]["ci_low"] is not None
     # equal worst cases in every resample: both rows share the interval 1-2 (tied first)
     assert [r["rank_interval"]["label"] for r in board["rows"]] == ["1 (1–2)", "2 (1–2)"]
     assert board["method"]["suites"][0]["levels"] == [1, 5]

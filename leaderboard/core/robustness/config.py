@@ -3,7 +3,7 @@
 ::
 
     robustness:
-      items_per_condition: 100     # a seeded, class-stratified subset of each split (default 100)
+      items_per_condition: 100     # items per condition, each item in one condition (default 100)
       seed: 0                      # the subset's and the noise's seed (default 0)
       splits: [dev, test]          # splits that get degraded copies (default: every split)
       suites:                      # per modality; a modality left out gets its default suite
@@ -23,6 +23,9 @@ from leaderboard.core.errors import PackError, ProblemList
 from leaderboard.core.robustness.suites import DEFAULT_SUITE, LEVELS, Suite, get_suite
 
 DEFAULT_ITEMS = 100
+#: how items are dealt to conditions (`subset.assign_conditions`); part of the method, so copies
+#: built under another design are not current
+ASSIGNMENT = "one-condition-per-item@1"
 MAX_ITEMS = 100_000
 
 
@@ -73,6 +76,7 @@ class RobustnessConfig:
     def describe(self) -> dict:
         """JSON-ready method statement (shown on pages, stored with each run)."""
         return {"items_per_condition": self.items_per_condition, "seed": self.seed,
+                "assignment": ASSIGNMENT,
                 "suites": [{"modality": p.modality, "suite": p.suite.ref,
                             "signature": p.suite.signature, "degradations": list(p.degradations),
                             "levels": list(p.levels)} for p in self.plans]}

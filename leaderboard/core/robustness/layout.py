@@ -12,7 +12,9 @@
     <copies>/media/clean/<path under the pack's media/>
     <copies>/media/<modality>/<degradation>/<level>/<path under media/, new suffix>
 
-Items keep their ids and every public field; only ``media`` changes. Labels are the
+A condition's split holds the items assigned to it (`subset.assign_conditions`); ``rounds`` in
+the manifest lists, per invocation of the container, each condition's item ids (no id twice in
+one round). Items keep their ids and every public field; only ``media`` changes. Labels are the
 originals' (the server never writes them here: it scores with its decrypted copy).
 """
 from __future__ import annotations
@@ -25,7 +27,7 @@ from leaderboard.core.robustness.config import Condition
 
 MANIFEST = "robustness.json"
 #: bump when the layout or manifest fields change (part of the cache key)
-LAYOUT_VERSION = "1"
+LAYOUT_VERSION = "2"
 CLEAN = "clean"
 
 

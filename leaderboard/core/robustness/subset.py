@@ -1,7 +1,10 @@
-"""The items a robustness condition uses: a seeded, class-stratified subset of one modality.
+"""The items a robustness condition uses: a seeded, class-stratified subset of one modality,
+and the assignment of its items to conditions.
 
-Every condition of a split uses the *same* subset (so a curve over levels compares the same
-items), and the clean reference (level 0) is the submission's clean predictions on that subset.
+A modality's subset holds up to ``conditions x items_per_condition`` items (`select_subset`);
+`assign_conditions` deals them to the conditions so that no invocation of the container sees
+one base item twice (docs/robustness.md, "One condition per item"): each condition's drop is
+then paired with the submission's clean predictions on that condition's own items.
 Strata are (task, class), the class being the label's ``label`` (fake/real) or ``answer`` when
 the benchmark has one; sizes are allocated to strata in proportion (largest remainders, at
 least one item per stratum while ``n`` allows), and each stratum's items are drawn by a
@@ -99,3 +102,44 @@ def take_rows(table: Table, rows: np.ndarray) -> Table:
         else:
             cols[name] = Column(col.type, col.data[rows], col.present[rows], col.vocab)
     return Table(ids=table.ids[rows], columns=cols, meta=dict(table.meta))
+
+
+# -- which condition each item is degraded under (each item once per invocation) ---------------
+def rounds_needed(n_items: int, n_conditions: int, per_condition: int) -> int:
+    """Invocations of the container a modality needs so that each of its ``n_conditions`` gets
+    ``per_condition`` items while no invocation holds an item twice: 1 when the subset has
+    ``n_conditions x per_condition`` items, more for a smaller split, at most one per condition
+    (then every condition holds every item, one condition per item per invocation)."""
+    if n_items < 1 or n_conditions < 1:
+        return 0
+    need = -(-n_conditions * per_condition // n_items)
+    return max(1, min(n_conditions, need))
+
+
+def assign_conditions(strata: np.ndarray, n_conditions: int, rounds: int, *, seed: int,
+                      modality: str) -> list[list[np.ndarray]]:
+    """``[round][condition]`` -> positions (into ``strata``) of the items that condition degrades
+    in that invocation.
+
+    The items are dealt into ``n_conditions`` blocks, stratum by stratum (each stratum's items in
+    a permutation seeded by sha256(seed, "assign", modality, stratum)), the dealing position
+    carried from one stratum to the next: every block holds each stratum's items to within one,
+    and the blocks' sizes differ by at most one. Blocks are then matched to conditions by a
+    seeded permutation, and in round ``r`` condition ``c`` takes block ``(c + r) mod C`` (a Latin
+    square): within one round every item is in exactly one condition, and across ``C`` rounds
+    every condition has every item once.
+    """
+    strata = np.asarray(strata).astype(str)
+    if n_conditions < 1 or not 1 <= rounds <= max(n_conditions, 1):
+        raise ValueError(f"need 1 <= rounds <= conditions, got {rounds} and {n_conditions}")
+    blocks: list[list[int]] = [[] for _ in range(n_conditions)]
+    deal = 0
+    for key in np.unique(strata).tolist():
+        members = np.flatnonzero(strata == key)
+        for pos in members[_rng(seed, "assign", modality, key).permutation(len(members))]:
+            blocks[deal % n_conditions].append(int(pos))
+            deal += 1
+    order = _rng(seed, "blocks", modality).permutation(n_conditions)
+    arrays = [np.sort(np.asarray(b, dtype=np.int64)) for b in blocks]
+    return [[arrays[order[(c + r) % n_conditions]] for c in range(n_conditions)]
+            for r in range(rounds)]

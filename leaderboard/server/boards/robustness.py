@@ -4,7 +4,8 @@ Rows are the scored, public, not hidden submissions whose degraded run was score
 submission). Columns, each a value with its 95% CI and n (`leaderboard.core.robustness.scoring`:
 one joint bootstrap over the subset's items per submission): the clean headline on the subset
 (level 0), the headline per degradation (mean over its levels), the worst condition and the mean
-drop from clean.
+drop from clean (the mean over conditions of each condition's drop, paired with the clean
+predictions on that condition's own items: docs/robustness.md).
 
 Ranking (the rule under the board, `RULE`): by the worst case, best first (the metric's own
 direction); ties by the mean over degradations, then the earlier submission. Disqualified rows
@@ -18,10 +19,14 @@ after storing a degraded run's records, as do hiding, disqualifying and re-impor
 """
 from __future__ import annotations
 
+import hashlib
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from leaderboard.core.rank_intervals import SEED, joint_draws, rank_intervals
+from leaderboard.core.rank_intervals import SEED, rank_intervals
+from leaderboard.core.robustness.layout import CLEAN
+from leaderboard.core.robustness.scoring import assigned_draws
 from leaderboard.server.boards.cache import get_cache
 from leaderboard.server.boards.intervals import data_dir
 from leaderboard.server.models import Benchmark, Submission, Team
@@ -32,14 +37,16 @@ from leaderboard.server.services import NotFound, robustness_outcomes
 TOP = 100
 
 RULE = ("Ranked by the worst condition's headline (best first, in the metric's direction); ties "
-        "by the mean over degradations, then the earlier submission. Every value is on the same "
-        "seeded, class-stratified subset of items (level 0 = the clean subset); 95% CIs from "
-        "1,000 bootstrap resamples of those items, shared by the clean value and every "
-        "condition of a row. Disqualified rows are shown but not ranked. Rank interval (95%): from 1 + "
-        "the number of submissions whose worst case is significantly better to the number of "
-        "ranked submissions minus those significantly worse, \"significantly\" meaning in more "
-        "than 97.5% of 1,000 joint bootstrap resamples of the subset's items (the same items "
-        "for every submission and condition); only the top 100 rows get one.")
+        "by the mean over degradations, then the earlier submission. Values are on a seeded, "
+        "class-stratified subset of items (level 0 = the clean subset); each condition degrades "
+        "its own part of it (no item twice in one run of the container), and its drop is paired "
+        "with the submission's clean predictions on those same items. 95% CIs from 1,000 "
+        "bootstrap resamples of the subset's items, shared by the clean value and every "
+        "condition of a row. Disqualified rows are shown but not ranked. Rank interval (95%): "
+        "from 1 + the number of submissions whose worst case is significantly better to the "
+        "number of ranked submissions minus those significantly worse, \"significantly\" "
+        "meaning in more than 97.5% of 1,000 joint bootstrap resamples of the subset's items "
+        "(the same items for every submission and condition); only the top 100 rows get one.")
 
 
 def _task(bench: Benchmark, task: str) -> dict:
@@ -149,25 +156,29 @@ def compute_board(session: Session, bench: Benchmark, task_key: str, split: str,
 
 def _intervals(rows: list[dict], task_key: str, modality: str, higher: bool) -> None:
     """Each of the top `TOP` ranked rows gets its 95% rank interval for the worst case, from a
-    joint bootstrap over the subset's items (the same resampled items for every row and every
-    condition, `core.rank_intervals`); rows without stored outcomes, or scored on other items
-    (another plan), get none."""
+    joint bootstrap over the clean subset's items (one weight per item and resample, shared by
+    every row and every condition, whose items are its part of the subset:
+    `core.robustness.scoring.assigned_draws`); rows without stored outcomes, or scored on other
+    items (another plan or assignment), get none."""
     ranked = [r for r in rows if r["rank"] is not None]
     base, considered, series = None, [], []
     for row in ranked[:TOP]:
         s = robustness_outcomes.read(data_dir(), row["submission_id"], task_key, modality)
-        if s is None:
+        if s is None or CLEAN not in s:
             continue
-        sig = [(k, o.fingerprint()) for k, o in s.items()]
+        sig = [(k, o.fingerprint(), None if p is None else hashlib.sha256(p.tobytes()).digest())
+               for k, (o, p) in s.items()]
         base = base or sig
         if sig == base and len(sig) > 1:
             considered.append(row)
-            series.append(list(s.values()))
+            series.append(s)
     if len(considered) < 2:
         return
-    n_cond = len(series[0])
-    _, draws = joint_draws([o for s in series for o in s], seed=SEED)
-    cube = draws.reshape(draws.shape[0], len(considered), n_cond)[:, :, 1:]
+    clean = series[0][CLEAN][0]
+    flat = [(o, p) for s in series for k, (o, p) in s.items() if k != CLEAN]
+    _, draws = assigned_draws(clean, flat, seed=SEED)
+    n_cond = len(flat) // len(considered)
+    cube = draws.reshape(draws.shape[0], len(considered), n_cond)
     worst = cube.min(axis=2) if higher else cube.max(axis=2)
     for row, iv in zip(considered, rank_intervals(worst, [r["rank"] for r in considered],
                                                   higher_is_better=higher,
@@ -220,7 +231,8 @@ def _series(recs: dict, modality: str) -> list[dict]:
     levels: dict[str, dict[int, float | None]] = {}
     for key, r in recs.items():
         d = dict(key)
-        if d.get("modality") == modality and "level" in d and d.get("degradation") != "clean":
+        if (d.get("modality") == modality and "level" in d and "summary" not in d
+                and d.get("degradation") != "clean"):
             levels.setdefault(d["degradation"], {})[int(d["level"])] = r.value
     return [{"label": deg, "x": [0] + sorted(lv), "y": [clean.value] + [lv[k] for k in sorted(lv)]}
             for deg, lv in levels.items()]

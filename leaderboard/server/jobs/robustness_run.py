@@ -1,16 +1,20 @@
 """The degraded run of a container submission and its scoring (called by `jobs.containers`).
 
 After the clean run succeeds, and while the image is still loaded, `run_degraded` runs the same
-image once over *every* condition of the split's current copies (one container start instead of
-one per condition: the model loads once). Same sandbox, limits and GPU as the clean run; the
-wall limit is the smaller of the harness's and the benchmark's robustness budget.
+image over the split's current copies: once when the split has enough items for every
+condition to degrade its own (the usual case: the model loads once), else once per round of
+the copies' assignment (``rounds`` in the manifest). Within one invocation no base item appears
+twice (`leaderboard.core.robustness.subset.assign_conditions`), so a detector cannot match an
+item's degraded copies to one another and answer them all from the lightest. Same sandbox,
+limits and GPU as the clean run; the wall limit is the smaller of the harness's and the
+benchmark's robustness budget, for all invocations together.
 
-The one ``/input`` holds every condition's items under opaque ids (``r`` + 16 hex digits, an
-HMAC with a per-run secret) and opaque media names, in a seeded random order, so the detector
-cannot tell which items are copies of one another or of the clean items, nor which condition an
-item belongs to. The host keeps the map and splits ``predictions.jsonl`` back into one file per
-condition with the original ids (a row for an id it never issued is dropped; a missing row
-makes that condition's block incomplete, reported by the scorer like any upload).
+Each ``/input`` is written afresh (`build_combined_input`): random ids and media names, files
+copied (never linked) in a random order, one mode and one timestamp for all, rows in another
+random order, so no file-system metadata says which condition an item is (docs/robustness.md
+says what the bytes still say). The host keeps the map and splits ``predictions.jsonl`` back
+into one file per condition with the original ids (a row for an id it never issued is dropped;
+a missing row makes that condition's block incomplete, reported by the scorer like any upload).
 
 Outcomes (`RobustnessRun.status`): ``skipped`` (no current copies), ``over_budget`` (the plan
 is over the admin's budget: not run; or the run passed the budget's wall time: stopped),
@@ -21,8 +25,6 @@ nothing here raises into the clean job.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import hmac
 import json
 import logging
 import os
@@ -117,29 +119,42 @@ def _run_degraded(*, sid: int, client, image_id: str, limits: Limits, gpu: int |
 def _run(run_id: int, *, sid, client, image_id, limits: Limits, gpu, env, labels, deployment,
          run_dir: Path, copies: Path, manifest: dict, budget_s: float, describe) -> None:
     cfg = current_app.config
-    input_dir, output_dir = run_dir / "robust-input", run_dir / "robust-output"
-    output_dir.mkdir(parents=True)
-    mapping = build_combined_input(copies, manifest, input_dir)
     wall = min(limits.wall_s, budget_s)
-    result = run_submission(
-        client=client, image_id=image_id, input_dir=input_dir, output_dir=output_dir,
-        limits=dataclasses.replace(limits, wall_s=wall), submission_id=sid, gpu=gpu, env=env,
-        labels={**labels, "lb.robustness": "1"}, deployment=deployment)
-    if not result.ok:
-        if result.reason == "timeout" and budget_s < limits.wall_s:
-            status, reason = "over_budget", (f"stopped after {result.duration_s:.1f} s: over the "
-                                             f"benchmark's robustness budget of {budget_s:g} s")
-        else:
-            status, reason = "failed", describe(result)
-        _finish(run_id, status, reason, duration_s=result.duration_s,
-                notes=_log_note(result, env.get("LB_BENCHMARK", "")))
-        return
+    spent, dropped = 0.0, 0
+    rows: dict[str, list[str]] = {}
+    rounds = round_entries(copies, manifest)
+    for r, entries in enumerate(rounds):
+        input_dir, output_dir = run_dir / f"robust-input-{r}", run_dir / f"robust-output-{r}"
+        output_dir.mkdir(parents=True)
+        mapping = build_combined_input(copies, entries, input_dir)
+        result = run_submission(
+            client=client, image_id=image_id, input_dir=input_dir, output_dir=output_dir,
+            limits=dataclasses.replace(limits, wall_s=max(wall - spent, 1.0)), submission_id=sid,
+            gpu=gpu, env=env, labels={**labels, "lb.robustness": "1"}, deployment=deployment)
+        spent += result.duration_s
+        shutil.rmtree(input_dir, ignore_errors=True)  # a run folder holds one round at a time
+        if not result.ok:
+            if result.reason == "timeout" and budget_s < limits.wall_s:
+                status, reason = "over_budget", (
+                    f"stopped after {spent:.1f} s: over the benchmark's robustness budget of "
+                    f"{budget_s:g} s")
+            else:
+                status, reason = "failed", describe(result)
+            if len(rounds) > 1:
+                reason = f"{reason} (invocation {r + 1} of {len(rounds)})"
+            _finish(run_id, status, reason, duration_s=spent,
+                    notes=_log_note(result, env.get("LB_BENCHMARK", "")))
+            return
+        dropped += collect_predictions(result.predictions_path, mapping, rows)
     dest = runs_dir(cfg["DATA_DIR"], sid)
     shutil.rmtree(dest, ignore_errors=True)
-    dropped = split_predictions(result.predictions_path, mapping, dest)
+    write_condition_files(rows, {c["split"] for c in manifest["conditions"]}, dest)
     notes = [f"{dropped} prediction rows named ids that were not in the input; ignored"] \
         if dropped else []
-    _finish(run_id, "ran", None, duration_s=result.duration_s, notes=notes)
+    if len(rounds) > 1:
+        notes.append(f"{len(rounds)} invocations of the container (the split is too small to "
+                     f"give every condition its own items in one)")
+    _finish(run_id, "ran", None, duration_s=spent, notes=notes)
 
 
 #: characters of a failed degraded run's log kept for the team (its end)
@@ -180,54 +195,91 @@ def runs_dir(data_dir: str, sid: int) -> Path:
     return Path(data_dir) / "robustness" / "runs" / str(int(sid))
 
 
-def build_combined_input(copies: Path, manifest: dict, dest: Path) -> dict[str, tuple[str, str]]:
-    """Fill ``dest`` with every condition's items under opaque ids; returns opaque id ->
-    (condition split, original id). Media are hard-linked (copied across file systems)."""
-    secret = secrets.token_bytes(16)
-    rows, mapping = [], {}
-    (dest / "media" / "r").mkdir(parents=True)
-    dest.chmod(0o755)
+def round_entries(copies: Path, manifest: dict) -> list[list[tuple[str, dict]]]:
+    """Per invocation of the container (the manifest's ``rounds``), the (condition split,
+    ``items.jsonl`` row) of every item it holds; no base item twice in one invocation."""
+    by_split: dict[str, dict[str, dict]] = {}
     for c in manifest["conditions"]:
         with open(copies / "splits" / c["split"] / "items.jsonl", encoding="utf-8") as fh:
-            for line in fh:
-                if not line.strip():
-                    continue
-                row = json.loads(line)
-                tag = hmac.new(secret, f"{c['split']}\0{row['id']}".encode(),
-                               hashlib.sha256).hexdigest()[:16]
-                opaque = f"r{tag}"
-                mapping[opaque] = (c["split"], row["id"])
-                media = row.get("media")
-                names = [media] if isinstance(media, str) else list(media or [])
-                new = []
-                for k, rel in enumerate(names):
-                    name = f"media/r/{tag}{k}{Path(rel).suffix}"
-                    _link(copies / rel, dest / name)
-                    new.append(name)
-                row["id"] = opaque
-                row["media"] = new[0] if isinstance(media, str) else new
-                rows.append(row)
-    random.Random(secret).shuffle(rows)
-    with open(dest / "items.jsonl", "w", encoding="utf-8") as fh:
+            by_split[c["split"]] = {row["id"]: row for row in map(json.loads, fh)
+                                    if isinstance(row, dict)}
+    out = []
+    for round_ in manifest.get("rounds") or []:
+        entries = [(split, by_split[split][i]) for split, ids in sorted(round_.items())
+                   for i in ids]
+        seen = [row["id"] for _, row in entries]
+        if len(seen) != len(set(seen)):
+            raise ValueError(f"{copies}: an invocation holds an item twice (copies out of date?)")
+        out.append(entries)
+    return out
+
+
+#: every file and folder of a combined input carries this modification and access time
+#: (2000-01-01T00:00:00Z), so no timestamp orders the items
+INPUT_MTIME_NS = 946_684_800 * 10**9
+
+
+def build_combined_input(copies: Path, entries: list[tuple[str, dict]], dest: Path
+                         ) -> dict[str, tuple[str, str]]:
+    """Fill the new folder ``dest`` with ``entries``' items under random ids; return random id
+    -> (condition split, original id).
+
+    Nothing but the bytes of a medium says which condition it is: every file is written afresh
+    (read and written: no hard link, no reflink, so no inode or extent is shared with the
+    copies), in a random order (inode numbers, creation and change times and a file system's
+    directory order follow it), under a random name in one flat ``media/`` folder, mode 0644
+    (folders 0755), and every file and folder gets the same modification and access time
+    (`INPUT_MTIME_NS`); ``items.jsonl`` lists the rows in another random order.
+    """
+    rng = random.SystemRandom()
+    rows, files, mapping, names = [], [], {}, set()
+
+    def fresh(suffix: str) -> str:
+        while True:
+            name = f"media/{secrets.token_hex(8)}{suffix.lower()}"
+            if name not in names:
+                names.add(name)
+                return name
+
+    for split, original in entries:
+        row = dict(original)
+        opaque = f"r{secrets.token_hex(8)}"
+        while opaque in mapping:
+            opaque = f"r{secrets.token_hex(8)}"
+        mapping[opaque] = (split, row["id"])
+        media = row.get("media")
+        new = []
+        for rel in [media] if isinstance(media, str) else list(media or []):
+            name = fresh(Path(rel).suffix)
+            files.append((copies / rel, name))
+            new.append(name)
+        row["id"] = opaque
+        row["media"] = new[0] if isinstance(media, str) else new
+        rows.append(row)
+    (dest / "media").mkdir(parents=True)
+    rng.shuffle(files)
+    for src, name in files:
+        with open(src, "rb") as fin, open(dest / name, "xb") as fout:
+            shutil.copyfileobj(fin, fout)  # plain reads and writes: a new inode and new blocks
+        os.chmod(dest / name, 0o644)
+    rng.shuffle(rows)
+    with open(dest / "items.jsonl", "x", encoding="utf-8") as fh:
         for row in rows:
             fh.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
+    os.chmod(dest / "items.jsonl", 0o644)
+    for folder in (dest / "media", dest):
+        folder.chmod(0o755)
+    stamped = [dest / name for _, name in files] + [dest / "items.jsonl"]
+    rng.shuffle(stamped)
+    for path in stamped + [dest / "media", dest]:
+        os.utime(path, ns=(INPUT_MTIME_NS, INPUT_MTIME_NS))
     return mapping
 
 
-def _link(src: Path, dst: Path) -> None:
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copyfile(src, dst)
-        dst.chmod(0o644)
-
-
-def split_predictions(path: Path, mapping: dict[str, tuple[str, str]], dest: Path) -> int:
-    """Write ``dest/<condition split>.jsonl`` (original ids); returns rows with unknown ids.
-    Unparsable lines are passed through to a condition file only when their id is known, so
-    the scorer reports them with the team's own line content."""
-    dest.mkdir(parents=True, exist_ok=True)
-    out: dict[str, list[str]] = {}
+def collect_predictions(path: Path, mapping: dict[str, tuple[str, str]],
+                        out: dict[str, list[str]]) -> int:
+    """Add each row of ``path`` to ``out[condition split]`` under its original id; returns the
+    rows with unknown ids (dropped). Unparsable lines are dropped too."""
     dropped = 0
     with open(path, encoding="utf-8", errors="replace") as fh:
         for line in fh:
@@ -244,9 +296,24 @@ def split_predictions(path: Path, mapping: dict[str, tuple[str, str]], dest: Pat
             split, original = mapping[opaque]
             row["id"] = original
             out.setdefault(split, []).append(json.dumps(row, ensure_ascii=False))
-    for split in {s for s, _ in mapping.values()}:
-        (dest / f"{split}.jsonl").write_text("\n".join(out.get(split, [])) + "\n",
+    return dropped
+
+
+def write_condition_files(rows: dict[str, list[str]], splits, dest: Path) -> None:
+    """``dest/<condition split>.jsonl`` for every split (empty when no row came back: the
+    scorer then names the missing ids)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for split in splits:
+        (dest / f"{split}.jsonl").write_text("\n".join(rows.get(split, [])) + "\n",
                                              encoding="utf-8")
+
+
+def split_predictions(path: Path, mapping: dict[str, tuple[str, str]], dest: Path) -> int:
+    """One invocation's predictions as ``dest/<condition split>.jsonl`` (original ids); returns
+    the rows with unknown ids."""
+    rows: dict[str, list[str]] = {}
+    dropped = collect_predictions(path, mapping, rows)
+    write_condition_files(rows, {s for s, _ in mapping.values()}, dest)
     return dropped
 
 
@@ -315,7 +382,8 @@ def _score_degraded(sid: int) -> None:
         run = session.get(RobustnessRun, run_id)
         run.status = "scored"
         run.notes_json = list(run.notes_json or []) + result.notes
-    robustness_outcomes.write(cfg["DATA_DIR"], sid, result.outcomes)  # before invalidating
+    robustness_outcomes.write(cfg["DATA_DIR"], sid, result.outcomes,  # before invalidating
+                              result.positions)
     invalidate_boards(bench_key)  # the robustness board is cached under the benchmark
     log.info("job=container submission=%s robustness=scored records=%s", sid, n)
 
