@@ -109,6 +109,7 @@ def _register_blueprints(app: Flask) -> None:
         robustness,
         submit,
         team,
+        two_factor,
     )
     from leaderboard.server.web.api import bp as api_bp
     from leaderboard.server.web.api.transparency import wellknown
@@ -117,5 +118,5 @@ def _register_blueprints(app: Flask) -> None:
     csrf.exempt(api_bp)  # token-authenticated; browsers never send the token by themselves
     for bp in (auth.bp, account.bp, team.bp, submit.bp, api_bp, public.bp, access.bp,
                admin_base.bp, ops.bp, challenges.bp, api_docs.bp, participate.bp, compare.bp,
-               robustness.bp, wellknown):
+               robustness.bp, two_factor.bp, wellknown):
         app.register_blueprint(bp)
