@@ -98,6 +98,7 @@ def _register_blueprints(app: Flask) -> None:
         admin_base,
         admin_builds,
         admin_challenges,
+        admin_identity,
         admin_judges,
         api_docs,
         auth,
