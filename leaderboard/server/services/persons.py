@@ -12,12 +12,17 @@ from collections.abc import Iterable
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from leaderboard.server.access import admin_ops, audit
+from leaderboard.server.access import audit
 from leaderboard.server.models import User
 from leaderboard.server.models.identity import Person
-from leaderboard.server.services import ServiceError
+from leaderboard.server.services import Forbidden, ServiceError
 
 MAX_NOTE = 2000
+
+
+def _admin(user: User) -> None:
+    if not (user and user.is_admin and user.is_active):
+        raise Forbidden("only administrators mark accounts as one person")
 
 
 def person_account_ids(session: Session, user: User) -> list[int] | None:
@@ -32,7 +37,7 @@ def person_account_ids(session: Session, user: User) -> list[int] | None:
 def link(session: Session, admin: User, users: Iterable[User], *, note: str = "",
          ip: str = "") -> Person:
     """Mark ``users`` (two or more accounts) as one person; returns the person."""
-    admin_ops.require_admin(admin)
+    _admin(admin)
     users = list({u.id: u for u in users}.values())
     if len(users) < 2:
         raise ServiceError("choose at least two different accounts to mark as one person")
@@ -62,7 +67,7 @@ def link(session: Session, admin: User, users: Iterable[User], *, note: str = ""
 
 def unlink(session: Session, admin: User, user: User, *, ip: str = "") -> None:
     """Take ``user`` out of its person (a person left with one account stays, harmless)."""
-    admin_ops.require_admin(admin)
+    _admin(admin)
     if user.person_id is None:
         raise ServiceError(f"{user.email} is not marked as the same person as any account",
                            status=409, code="conflict")
