@@ -27,6 +27,7 @@ def test_sign_records_who_what_when_where(world, app):
     # (the client keeps its User-Agent: Flask-Login's strong session protection is bound to it)
     resp = client.post(f"/data/{world.key}/sign",
                        data={"full_name": "Grace Hopper", "affiliation": "Navy",
+                             "role": "Rear admiral",
                              "intended_use": "Benchmarking a detector for a journal paper.",
                              "accept": "1"})
     assert resp.status_code == 303
