@@ -2,8 +2,8 @@
 the normalised address of every account, the signer's role and the benchmark's own request
 fields on access requests, a submitted file's hash indexed (look-alike teams), TOTP second
 factors with recovery codes, team captains (a flag on the account) and team invitations. Only
-columns without foreign keys are added to existing tables: SQLite adds those in place, where a foreign key would rebuild
-``user_account``, whose drop cascades.
+columns without foreign keys are added to existing tables: SQLite adds those in place, where a
+foreign key would rebuild ``user_account``, whose drop cascades.
 
 Existing accounts get their normalised address computed here; each existing team's captain is
 its earliest member (the lowest account id), the closest reading of "who created it".
