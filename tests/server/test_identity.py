@@ -107,6 +107,8 @@ def test_lookalikes_and_review_page(app, client, auth, imported, baseline_files,
     assert event.detail["users"] == sorted([req.user_id, twin_id])
     html = client.get(f"/admin/requests/{req.id}").get_data(as_text=True)
     assert 'id="linked-accounts"' in html and "bob@example.org" in html
+    audit_page = client.get("/admin/audit?action=identity.").get_data(as_text=True)
+    assert "identity.link" in audit_page
     # bad input: a clear message, never a 500
     resp = client.post("/admin/persons/link", data={"users": ["x"]}, follow_redirects=True)
     assert "user must be a whole number" in resp.get_data(as_text=True)
