@@ -112,6 +112,14 @@ def test_only_the_captain_invites_and_hands_over(app, client, auth, session):
     assert team.captain.email == "bob@example.org"
     event = session.scalar(select(AuditEvent).where(AuditEvent.action == "team.captain"))
     assert event.detail == {"from": _user(session, "ada@example.org").id, "to": bob.id}
+    # the last member (the captain) may leave; whoever joins the empty team next leads it
+    auth.logout()
+    auth.login("bob@example.org", "correct horse battery")
+    assert client.post("/team/leave").status_code == 302
+    auth.logout()
+    auth.login()
+    client.post("/team/join", data={"invite_code": team.invite_code})
+    assert _user(session, "ada@example.org").is_captain
 
 
 def test_member_in_another_team_must_leave_first(app, client, auth, session):

@@ -97,10 +97,12 @@ def lookalikes(session: Session, user: User, *, teams: list[Team] | None = None,
             .where(Submission.file_sha256.in_(hashes), Submission.is_baseline.is_(False),
                    Submission.team_id.not_in(team_ids or [-1]))
             .order_by(Submission.id).limit(LIMIT * 4)).all()
+        # a submission whose submitter is gone points at its team's members instead
         members = defaultdict(list)
-        for team_id, uid in session.execute(select(User.team_id, User.id).where(
-                User.team_id.in_({r[3] for r in rows}))) if rows else ():
-            members[team_id].append(uid)
+        if rows:
+            for team_id, uid in session.execute(select(User.team_id, User.id).where(
+                    User.team_id.in_({r[3] for r in rows}))):
+                members[team_id].append(uid)
         for sha, uid, team_name, team_id in rows:
             why = f"same submitted file (sha256 {sha[:12]}…) in team {team_name}"
             for other in ([uid] if uid is not None else members[team_id]):

@@ -125,7 +125,8 @@ def accept(session: Session, user: User, inv: TeamInvitation, *, ip: str = "",
         raise ServiceError(f"you are in team {user.team.name!r}; leave it first, then follow "
                            "the link again", status=409, code="conflict")
     _close(session, inv, user, "accepted", now)
-    user.team, user.is_captain = inv.team, False
+    user.is_captain = inv.team.captain is None  # a team its members all left gets one again
+    user.team = inv.team
     session.flush()
     audit.record(session, user, "team.invite_accept", f"team:{inv.team_id}",
                  {"invitation": inv.id}, ip)

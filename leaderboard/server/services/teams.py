@@ -52,7 +52,8 @@ def join_team(session: Session, user: User, *, invite_code: str, ip: str = "") -
     team = session.scalar(select(Team).where(Team.invite_code == code)) if code else None
     if team is None:
         raise NotFound("no team has this invite code; ask a member for the current one")
-    user.team, user.is_captain = team, False
+    user.is_captain = team.captain is None  # a team its members all left gets one again
+    user.team = team
     session.flush()
     audit.record(session, user, "team.join", f"team:{team.id}", {"by": "invite_code"}, ip)
     return team

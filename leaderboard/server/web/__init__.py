@@ -89,8 +89,8 @@ def _init_extensions(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
-    # The admin blueprint lives in admin_base; importing admin, admin_builds and admin_judges
-    # attaches their routes to it before it is registered.
+    # The admin blueprint lives in admin_base; importing admin, admin_builds, admin_identity and
+    # admin_judges attaches their routes to it before it is registered.
     from leaderboard.server.web import (  # noqa: F401
         access,
         account,
