@@ -22,6 +22,6 @@ def grant_all(session, user) -> None:
         if can_access(session, user, bench, "items"):
             continue
         req = agreements.sign(session, user, bench, full_name=user.display_name,
-                              affiliation="Example University",
+                              affiliation="Example University", role="Researcher",
                               intended_use="Evaluating our detector for a paper.", accepted=True)
         decisions.approve(session, admin, req)

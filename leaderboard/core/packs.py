@@ -26,6 +26,7 @@ import yaml
 
 from leaderboard.core.benchmarks.base import KINDS, Benchmark, Field, TaskSpec, get_benchmark
 from leaderboard.core.errors import PackError, ProblemList
+from leaderboard.core.request_fields import RequestField, parse_request_fields
 from leaderboard.core.table import Table, build_table, check_cell
 
 MODALITIES = ("image", "video", "audio", "text", "3d")
@@ -61,6 +62,8 @@ class PackMeta:
     agreement: str
     description: str
     extras: dict
+    #: the benchmark's own questions on the access request form (`core.request_fields`)
+    request_fields: tuple[RequestField, ...] = ()
 
 
 def _meta_error(message: str, field: str | None = None) -> PackError:
@@ -128,15 +131,22 @@ def parse_meta(text: str) -> PackMeta:
     if not isinstance(raw.get("scoring_only", False), bool):
         problems.add(f"must be true or false, got {raw.get('scoring_only')!r}",
                      field="scoring_only", file="benchmark.yaml")
+    try:
+        request_fields = parse_request_fields(raw.get("request_fields"))
+    except PackError as exc:
+        for p in exc.problems.items:
+            problems.add(p.message, field=p.field, file=p.file)
+        request_fields = ()
     if problems:
         raise PackError("invalid benchmark.yaml", problems)
     known = {"key", "title", "version", "modalities", "tasks", "splits", "agreement",
-             "description"}
+             "description", "request_fields"}
     return PackMeta(key=key, title=title, version=version, modalities=tuple(modalities),
                     tasks=tuple(tasks), splits=tuple(splits),
                     agreement=str(raw.get("agreement", "agreement.md")),
                     description=str(raw.get("description", "description.md")),
-                    extras={k: v for k, v in raw.items() if k not in known})
+                    extras={k: v for k, v in raw.items() if k not in known},
+                    request_fields=request_fields)
 
 
 def iter_jsonl(path: Path, problems: ProblemList, *, label: str) -> Iterator[tuple[int, dict]]:

@@ -52,6 +52,13 @@ overrides to `load_config`; nothing here runs at import time.
                        seed) instead of ``signing.pem``; never stored in the database
 ``PACK_ROOTS``         folders the admin pages may import packs and build releases from
                        (``os.pathsep``-separated; default ``DATA_DIR/incoming``)
+``ADMIN_REQUIRE_2FA``  "1": an administrator must enrol a second factor (TOTP) before any
+                       admin page (default off here, for the embedded ``make run`` and tests;
+                       on in the production configuration, docker/compose.yaml)
+``TWO_FACTOR_RATE_LIMIT``  Flask-Limiter rule for second-factor codes, per account
+                       (default "5 per minute;30 per hour")
+``TOTP_ISSUER``        the name authenticator apps show for this site (default "Leaderboard")
+``INVITE_TTL_DAYS``    how long a team invitation link works (default 7)
 =====================  =====================================================================
 """
 from __future__ import annotations
@@ -181,6 +188,15 @@ def load_config(overrides: Mapping[str, Any] | None = None,
     cfg["SESSION_COOKIE_SAMESITE"] = "Lax"
     cfg["REMEMBER_COOKIE_SAMESITE"] = "Lax"
     cfg["LOGIN_RATE_LIMIT"] = get("LOGIN_RATE_LIMIT") or "10 per minute"
+    # identity (issue 35): second factor for administrators, invitations
+    cfg["ADMIN_REQUIRE_2FA"] = _flag(get("ADMIN_REQUIRE_2FA", "0"))
+    cfg["TWO_FACTOR_RATE_LIMIT"] = get("TWO_FACTOR_RATE_LIMIT") or "5 per minute;30 per hour"
+    cfg["TOTP_ISSUER"] = get("TOTP_ISSUER") or "Leaderboard"
+    raw = get("INVITE_TTL_DAYS", 7)
+    if not str(raw).strip().isdigit() or not 1 <= int(raw) <= 365:
+        raise ValueError(f"INVITE_TTL_DAYS must be a whole number of days from 1 to 365, "
+                         f"got {raw!r}")
+    cfg["INVITE_TTL_DAYS"] = int(raw)
     # judges (issue 6): the judge of benchmarks whose admin chose none (a registry name or an
     # identity such as "rules@1"), and the OpenAI-compatible backend's endpoint
     cfg["DEFAULT_JUDGE"] = get("DEFAULT_JUDGE") or "rules"

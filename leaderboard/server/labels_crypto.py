@@ -2,7 +2,9 @@
 
 ``LABEL_KEYS`` lists keys newest first: the newest encrypts, all of them decrypt (MultiFernet),
 so a new key can be prepended, `rotate` run, and the old key removed afterwards.
-Labels are decrypted only inside scoring; nothing serves them.
+Labels are decrypted only inside scoring; nothing serves them. The same keys protect the
+TOTP secrets of second factors (`leaderboard.server.services.two_factor`), which `rotate`
+re-encrypts too.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from leaderboard.server.models import LabelSet
+from leaderboard.server.models.identity import UserTotp
 
 
 class LabelKeyError(Exception):
@@ -54,7 +57,8 @@ def decrypt(token: bytes, *, keys: Sequence[str | bytes] | None = None) -> bytes
 
 
 def rotate(session: Session, *, keys: Sequence[str | bytes] | None = None) -> int:
-    """Re-encrypt every LabelSet with the newest key; returns how many. The caller commits."""
+    """Re-encrypt every LabelSet (and every TOTP secret) with the newest key; returns how many
+    label sets. The caller commits."""
     f = _fernet(_keys(keys))
     count = 0
     for ls in session.scalars(select(LabelSet)):
@@ -64,4 +68,10 @@ def rotate(session: Session, *, keys: Sequence[str | bytes] | None = None) -> in
             raise LabelKeyError(f"label set {ls.id} (benchmark {ls.benchmark_id}, split "
                                 f"{ls.split!r}) cannot be decrypted with LABEL_KEYS") from None
         count += 1
+    for row in session.scalars(select(UserTotp)):
+        try:
+            row.secret_enc = f.rotate(row.secret_enc)
+        except InvalidToken:
+            raise LabelKeyError(f"the second factor of user {row.user_id} cannot be decrypted "
+                                "with LABEL_KEYS") from None
     return count

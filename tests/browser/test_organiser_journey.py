@@ -59,6 +59,7 @@ def _world(app, predictions) -> int:
                 {"name": "Final", "split": "test", "part": "private",
                  "opens_at": now + timedelta(hours=2), "closes_at": now + timedelta(hours=5)}])
             agreements.sign(s, ada, bench, full_name="Ada Lovelace", affiliation="Analytical",
+                            role="Researcher",
                             intended_use=INTENDED, accepted=True)
             _, token = tokens.create_token(s, ada, name="cli")
     client = app.test_client()

@@ -116,6 +116,7 @@ def test_participant_loop(live, page: Page, tmp_path, screenshots):
     no_sideways_scroll(page, "data-sign", shots)
     page.fill("input[name=full_name]", "Ada Lovelace")
     page.fill("input[name=affiliation]", "Analytical Engines")
+    page.fill("input[name=role]", "Researcher")
     page.fill("textarea[name=intended_use]", "Benchmarking our detector of AI-generated images.")
     page.check("input[name=accept]")
     page.click("#sign-form button")

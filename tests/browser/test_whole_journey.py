@@ -116,6 +116,7 @@ def test_whole_journey(live, browser, predictions, screenshots, syncred_pack, tm
     page.goto(f"{base}/data/{BENCHMARK}")
     page.fill("input[name=full_name]", "Ada Lovelace")
     page.fill("input[name=affiliation]", "Analytical Engines")
+    page.fill("input[name=role]", "Researcher")
     page.fill("textarea[name=intended_use]", "too short")
     page.check("input[name=accept]")
     page.evaluate("document.getElementById('sign-form').noValidate = true")

@@ -53,6 +53,7 @@ def _user(session, email) -> User:
 
 def _grant(session, user, admin, bench):
     req = agreements.sign(session, user, bench, full_name="Ada", affiliation="Example University",
+                          role="Researcher",
                           intended_use="Evaluating our synthetic-image detector for a paper.",
                           accepted=True, ip="127.0.0.1", user_agent="pytest")
     decisions.approve(session, admin, req)

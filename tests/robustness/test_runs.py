@@ -260,7 +260,7 @@ def test_board_plot_pages_and_downloads(app, client, auth, session, built, tarba
         admin = accounts.register(session, email="root@example.org", display_name="root",
                                   password="correct horse battery", is_admin=True)
         req = agreements.sign(session, ada, bench, full_name="Ada",
-                              affiliation="Example University",
+                              affiliation="Example University", role="Researcher",
                               intended_use="Evaluating our synthetic-image detector for a paper.",
                               accepted=True, ip="127.0.0.1", user_agent="pytest")
         decisions.approve(session, admin, req)

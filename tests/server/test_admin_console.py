@@ -31,7 +31,7 @@ def _setup(app, client, auth):
         s.scalar(select(User).where(User.email == "ada@example.org")).is_admin = True
         bob = s.scalar(select(User).where(User.email == "bob@example.org"))
         agreements.sign(s, bob, s.scalar(select(Benchmark)), full_name="Bob Builder",
-                        affiliation="Uni", intended_use=INTENDED, accepted=True)
+                        affiliation="Uni", role="Researcher", intended_use=INTENDED, accepted=True)
     auth.login()
     return token
 

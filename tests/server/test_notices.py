@@ -41,6 +41,7 @@ def test_agreement_decisions_reach_the_signer(app, client, auth, imported, sessi
         ada = s.scalar(select(User).where(User.email == "ada@example.org"))
         bench = s.scalar(select(Benchmark))
         req = agreements.sign(s, cy, bench, full_name="Cy", affiliation="Uni",
+                              role="Researcher",
                               intended_use=INTENDED, accepted=True)
         s.flush()
         decisions.deny(s, ada, req, reason="affiliation unclear")
@@ -50,7 +51,8 @@ def test_agreement_decisions_reach_the_signer(app, client, auth, imported, sessi
     with app.app_context(), app.extensions["lb_db"].scope() as s:
         req = agreements.sign(s, s.scalar(select(User).where(User.email == "cy@example.org")),
                               s.scalar(select(Benchmark)), full_name="Cy",
-                              affiliation="Uni of X", intended_use=INTENDED, accepted=True)
+                              affiliation="Uni of X", role="Researcher",
+                              intended_use=INTENDED, accepted=True)
         s.flush()
         decisions.approve(s, s.scalar(select(User).where(User.email == "ada@example.org")),
                           req)

@@ -3,6 +3,11 @@
 The agreement's version is the sha256 of its text (set when the pack is imported). A signature
 records the user, the exact version, the time, the IP and the user agent; each signature is a new
 `AccessRequest` row waiting for an administrator (`leaderboard.server.access.decisions`).
+What a reviewer needs to decide (issue 35) is asked of every signer: full name, institution
+(``affiliation``), role and intended use, plus the benchmark's own ``request_fields``
+(`leaderboard.core.request_fields`, kept in ``meta_json``), whose answers are stored as given.
+The IP is the client address as the app reads it (``request.remote_addr``, behind ProxyFix when
+``TRUSTED_PROXY_COUNT`` is set): the review page compares it with other accounts' addresses.
 """
 from __future__ import annotations
 
@@ -19,7 +24,7 @@ from leaderboard.server.models import Benchmark, User, utcnow
 from leaderboard.server.models.access import AccessRequest, Agreement
 from leaderboard.server.services import Forbidden, ServiceError
 
-LIMITS = {"full_name": 200, "affiliation": 300, "intended_use": 5000}
+LIMITS = {"full_name": 200, "affiliation": 300, "role": 200, "intended_use": 5000}
 MIN_INTENDED_USE = 20  # a sentence, so an administrator has something to decide on
 
 
@@ -41,10 +46,34 @@ def current_agreement(session: Session, benchmark: Benchmark) -> Agreement:
     return row
 
 
-def _check(full_name: str, affiliation: str, intended_use: str, accepted: bool) -> ProblemList:
+def request_fields(benchmark: Benchmark) -> list[dict]:
+    """The benchmark's own questions (dicts of `leaderboard.core.request_fields.RequestField`)."""
+    return list((benchmark.meta_json or {}).get("request_fields") or [])
+
+
+def _answers(benchmark: Benchmark, answers: dict | None, problems: ProblemList) -> dict | None:
+    """The answers to the benchmark's own fields, stripped and checked (None: it has none)."""
+    fields = request_fields(benchmark)
+    if not fields:
+        return None
+    answers = answers or {}
+    out = {}
+    for f in fields:
+        value = str(answers.get(f["key"]) or "").strip()
+        if f.get("required") and not value:
+            problems.add("required", field=f["key"])
+        elif len(value) > int(f.get("max_length") or 500):
+            problems.add(f"at most {f['max_length']} characters, got {len(value)}",
+                         field=f["key"])
+        out[f["key"]] = value
+    return out
+
+
+def _check(full_name: str, affiliation: str, role: str, intended_use: str,
+           accepted: bool) -> ProblemList:
     problems = ProblemList()
     for field, value in (("full_name", full_name), ("affiliation", affiliation),
-                         ("intended_use", intended_use)):
+                         ("role", role), ("intended_use", intended_use)):
         if not value:
             problems.add("required", field=field)
         elif len(value) > LIMITS[field]:
@@ -58,16 +87,19 @@ def _check(full_name: str, affiliation: str, intended_use: str, accepted: bool) 
 
 
 def sign(session: Session, user: User, benchmark: Benchmark, *, full_name: str,
-         affiliation: str, intended_use: str, accepted: bool, ip: str = "",
-         user_agent: str = "", now: datetime | None = None) -> AccessRequest:
+         affiliation: str, role: str, intended_use: str, accepted: bool,
+         answers: dict | None = None, ip: str = "", user_agent: str = "",
+         now: datetime | None = None) -> AccessRequest:
     """Record ``user``'s signature of the benchmark's current agreement; returns the new pending
-    request. ServiceError (400) names each bad field; 409 when a request for this version is
+    request. ``answers`` maps the benchmark's ``request_fields`` keys to text (others are
+    ignored). ServiceError (400) names each bad field; 409 when a request for this version is
     already pending or a live grant exists; 403 for a disabled account. The caller commits."""
     if not user.is_active:
         raise Forbidden("this account is disabled")
     full_name, affiliation = (full_name or "").strip(), (affiliation or "").strip()
-    intended_use = (intended_use or "").strip()
-    problems = _check(full_name, affiliation, intended_use, accepted)
+    role, intended_use = (role or "").strip(), (intended_use or "").strip()
+    problems = _check(full_name, affiliation, role, intended_use, accepted)
+    kept = _answers(benchmark, answers, problems)
     if problems:
         raise ServiceError("please correct the fields marked below", problems)
     agreement = current_agreement(session, benchmark)
@@ -81,7 +113,8 @@ def sign(session: Session, user: User, benchmark: Benchmark, *, full_name: str,
                                status=409, code="conflict")
     req = AccessRequest(user_id=user.id, benchmark_id=benchmark.id,
                         agreement_version=agreement.version, full_name=full_name,
-                        affiliation=affiliation, intended_use=intended_use,
+                        affiliation=affiliation, role=role, intended_use=intended_use,
+                        answers_json=kept,
                         accepted_at=now or utcnow(), ip=(ip or "")[:64],
                         user_agent=(user_agent or "")[:500], status="pending")
     session.add(req)

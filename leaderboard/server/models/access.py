@@ -14,7 +14,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import DDL, ForeignKey, Index, Integer, String, Text, UniqueConstraint, event
+from sqlalchemy import (
+    DDL,
+    JSON,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    event,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from leaderboard.server.models.base import Base, Benchmark, User, utcnow
@@ -58,7 +68,11 @@ class AccessRequest(Base):
     agreement_version: Mapped[str] = mapped_column(String(64))
     full_name: Mapped[str] = mapped_column(String(200))
     affiliation: Mapped[str] = mapped_column(String(300))
+    #: the signer's role (student, researcher, engineer...: what a reviewer asks, issue 35)
+    role: Mapped[str] = mapped_column(String(200), default="", server_default="")
     intended_use: Mapped[str] = mapped_column(Text)
+    #: answers to the benchmark's own ``request_fields`` (key -> text), None when it has none
+    answers_json: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     accepted_at: Mapped[datetime] = mapped_column(default=utcnow)
     ip: Mapped[str] = mapped_column(String(64), default="")
     user_agent: Mapped[str] = mapped_column(String(500), default="")

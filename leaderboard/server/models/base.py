@@ -24,8 +24,10 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, validates
 from sqlalchemy.types import TypeDecorator
+
+from leaderboard.server.address_keys import address_key
 
 #: submission statuses, in the order a healthy submission goes through them
 STATUSES = ("received", "queued", "scoring", "scored", "failed")
@@ -78,6 +80,11 @@ class Team(Base):
 
     members: Mapped[list[User]] = relationship(back_populates="team")
 
+    @property
+    def captain(self) -> User | None:
+        """The member flagged ``is_captain`` (None for a team without one)."""
+        return next((m for m in self.members if m.is_captain), None)
+
 
 class User(Base):
     __tablename__ = "user_account"  # "user" is reserved in PostgreSQL
@@ -90,8 +97,24 @@ class User(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     team_id: Mapped[int | None] = mapped_column(ForeignKey("team.id", ondelete="SET NULL"),
                                                 index=True)
+    #: the normalised address (`leaderboard.server.address_keys.address_key`), kept with
+    #: ``email`` by `_keep_key`: look-alike accounts share it (issue 35)
+    email_key: Mapped[str] = mapped_column(String(254), default="", server_default="",
+                                           index=True)
+    #: accounts an administrator marked as one person (`models.identity.Person`); quotas on
+    #: held-out splits count across them. No foreign key: adding one would make SQLite rebuild
+    #: this table (whose drop cascades), and person rows are never deleted
+    person_id: Mapped[int | None] = mapped_column(Integer, index=True)
+    #: the team's captain: invites, hands the role on, cannot leave while others stay (one per
+    #: team, kept by `leaderboard.server.services.teams`; issue 35)
+    is_captain: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
 
     team: Mapped[Team | None] = relationship(back_populates="members")
+
+    @validates("email")
+    def _keep_key(self, _name: str, value: str) -> str:
+        self.email_key = address_key(value or "")
+        return value
 
     # Flask-Login protocol (kept here so the web layer needs no wrapper class)
     @property
@@ -194,7 +217,7 @@ class Submission(Base):
     failure_reason: Mapped[str | None] = mapped_column(Text)
     failure_detail: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     file_path: Mapped[str] = mapped_column(Text, default="")
-    file_sha256: Mapped[str] = mapped_column(String(64), default="")
+    file_sha256: Mapped[str] = mapped_column(String(64), default="", index=True)
     file_size: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     queued_at: Mapped[datetime | None]

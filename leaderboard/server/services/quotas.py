@@ -9,19 +9,29 @@ row, by a conditional ``UPDATE ... WHERE count < limit`` on a counter row (``quo
 lock, SQLite serialises writers, so concurrent uploads never exceed either. The unit is a
 reservation: a file that fails validation and every platform failure give both back
 (`refund_quota`), so only scored work (or a container that ran) counts.
+
+Accounts an administrator marked as one person (issue 35, `leaderboard.server.services.persons`)
+share the limits too: besides its team's counter, a submission by a linked account is checked
+against the submissions of all the person's accounts that still count (same benchmark, split
+and UTC day; same phase for the cap), whatever their teams. The person's row is locked first
+(``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite already serialises writers), so two accounts
+submitting at once cannot both take the last unit. Refunds need nothing more: a refunded
+submission stops counting (``counts_toward_quota``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from leaderboard.core.packs import HELD_OUT_SPLITS
 from leaderboard.server.models import Benchmark, QuotaUsage, Submission, User, utcnow
 from leaderboard.server.models.challenges import PhaseUsage
+from leaderboard.server.models.identity import Person
 from leaderboard.server.services import ServiceError
+from leaderboard.server.services.persons import person_account_ids
 
 
 @dataclass(frozen=True)
@@ -191,7 +201,56 @@ def take_quota_or_raise(session: Session, user: User, bench: Benchmark, *, split
     if phase is not None and phase.split == split and not take_phase_unit(
             session, user.team_id, phase):
         raise phase_cap_error(phase)
-    return phase if phase is not None and phase.split == split else None
+    phase = phase if phase is not None and phase.split == split else None
+    _check_person(session, user, bench, split=split, default=default_quota, now=now,
+                  phase=phase)
+    return phase
+
+
+def person_used(session: Session, ids: list[int], bench: Benchmark, *, split: str,
+                now: datetime, phase=None) -> int:
+    """Submissions of the accounts ``ids`` that count: today's on ``bench``'s ``split``, or
+    (with ``phase``) the phase's."""
+    stmt = select(func.count(Submission.id)).where(
+        Submission.user_id.in_(ids), Submission.counts_toward_quota.is_(True))
+    if phase is not None:
+        stmt = stmt.where(Submission.phase_id == phase.id)
+    else:
+        day = utc_day(now)
+        start = datetime.combine(day, time(0), tzinfo=timezone.utc)
+        stmt = stmt.where(Submission.benchmark_id == bench.id, Submission.split == split,
+                          Submission.created_at >= start,
+                          Submission.created_at < start + timedelta(days=1))
+    return session.scalar(stmt) or 0
+
+
+def _check_person(session: Session, user: User, bench: Benchmark, *, split: str, default,
+                  now: datetime, phase) -> None:
+    """Raise 429 when the accounts marked as ``user``'s person used today's limit (or the
+    phase's cap) together; nothing for an account not linked to others."""
+    ids = person_account_ids(session, user)
+    if ids is None:
+        return
+    session.execute(select(Person.id).where(Person.id == user.person_id).with_for_update())
+    limit = _day_limit(session, bench, split, default, now)
+    if limit is not None and person_used(session, ids, bench, split=split, now=now) >= limit:
+        day = utc_day(now)
+        resets = datetime.combine(day + timedelta(days=1), time(0), tzinfo=timezone.utc)
+        raise ServiceError(
+            f"the accounts marked as one person with yours have used all {limit} submissions "
+            f"to {bench.key} {split} for today (UTC) together; the quota resets at "
+            f"{resets:%Y-%m-%d %H:%M} UTC", status=429, code="quota_exceeded",
+            extra={"quota": QuotaStatus(limit, limit, resets).as_dict(),
+                   "linked_accounts": len(ids)})
+    if phase is not None and phase.max_submissions is not None and person_used(
+            session, ids, bench, split=split, now=now, phase=phase) >= phase.max_submissions:
+        raise ServiceError(
+            f"the accounts marked as one person with yours have used all "
+            f"{phase.max_submissions} submissions of phase {phase.name!r} together",
+            status=429, code="quota_exceeded",
+            extra={"phase": {"name": phase.name, "max_submissions": phase.max_submissions,
+                             "closes_at": phase.closes_at.isoformat()},
+                   "linked_accounts": len(ids)})
 
 
 def quota_error(bench: Benchmark, split: str, status: QuotaStatus) -> ServiceError:

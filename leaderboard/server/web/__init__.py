@@ -89,8 +89,8 @@ def _init_extensions(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
-    # The admin blueprint lives in admin_base; importing admin, admin_builds and admin_judges
-    # attaches their routes to it before it is registered.
+    # The admin blueprint lives in admin_base; importing admin, admin_builds, admin_identity and
+    # admin_judges attaches their routes to it before it is registered.
     from leaderboard.server.web import (  # noqa: F401
         access,
         account,
@@ -98,6 +98,7 @@ def _register_blueprints(app: Flask) -> None:
         admin_base,
         admin_builds,
         admin_challenges,
+        admin_identity,
         admin_judges,
         api_docs,
         auth,
@@ -109,6 +110,7 @@ def _register_blueprints(app: Flask) -> None:
         robustness,
         submit,
         team,
+        two_factor,
     )
     from leaderboard.server.web.api import bp as api_bp
     from leaderboard.server.web.api.transparency import wellknown
@@ -117,5 +119,5 @@ def _register_blueprints(app: Flask) -> None:
     csrf.exempt(api_bp)  # token-authenticated; browsers never send the token by themselves
     for bp in (auth.bp, account.bp, team.bp, submit.bp, api_bp, public.bp, access.bp,
                admin_base.bp, ops.bp, challenges.bp, api_docs.bp, participate.bp, compare.bp,
-               robustness.bp, wellknown):
+               robustness.bp, two_factor.bp, wellknown):
         app.register_blueprint(bp)

@@ -94,8 +94,10 @@ def sign(key: str):
     form = request.form
     try:
         agreements.sign(session, current_user, bench, full_name=form.get("full_name", ""),
-                        affiliation=form.get("affiliation", ""),
+                        affiliation=form.get("affiliation", ""), role=form.get("role", ""),
                         intended_use=form.get("intended_use", ""),
+                        answers={f["key"]: form.get(f"field_{f['key']}", "")
+                                 for f in agreements.request_fields(bench)},
                         accepted=form.get("accept") in ("1", "on", "yes", "true"),
                         ip=audit.request_ip(), user_agent=request.headers.get("User-Agent", ""))
         session.commit()

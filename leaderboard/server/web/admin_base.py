@@ -11,7 +11,7 @@ from flask_login import current_user
 from leaderboard.core.errors import LeaderboardError
 from leaderboard.server.access import admin_ops, audit
 from leaderboard.server.db import get_session
-from leaderboard.server.services import ServiceError
+from leaderboard.server.services import ServiceError, two_factor
 from leaderboard.server.web.inputs import safe_next
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -22,6 +22,11 @@ def _admins_only():
     if not current_user.is_authenticated:
         return current_app.login_manager.unauthorized()
     admin_ops.require_admin(current_user)  # 403 for everyone else
+    if current_app.config["ADMIN_REQUIRE_2FA"] and not two_factor.is_enabled(get_session(),
+                                                                               current_user):
+        flash("Administrators must set up two-factor sign-in before using the admin pages.",
+              "error")
+        return redirect(url_for("two_factor.setup", next=request.full_path.rstrip("?")))
     return None
 
 

@@ -3,16 +3,22 @@ rate-limited). `log_in` is the one way a browser gets a session
 (`leaderboard.server.services.sessions`); logging out revokes it."""
 from __future__ import annotations
 
+import time
+
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
+from flask import session as flask_session
 from flask_login import current_user, login_required, login_user, logout_user
 
 from leaderboard.server.access import audit
 from leaderboard.server.db import get_session
-from leaderboard.server.services import ServiceError, accounts, sessions
+from leaderboard.server.services import ServiceError, accounts, sessions, two_factor
 from leaderboard.server.web.extensions import limiter
 from leaderboard.server.web.inputs import safe_next
 
 bp = Blueprint("auth", __name__)
+#: the signed-cookie key of a login waiting for its second factor, and how long it waits
+PENDING = "lb_2fa_pending"
+PENDING_S = 300
 
 
 def log_in(user, *, remember: bool) -> None:
@@ -76,9 +82,21 @@ def login():
             return render_template("auth/login.html", email=email,
                                    error="wrong email or password"), 401
         session.commit()  # a rehashed password, if the parameters were raised
+        if two_factor.is_enabled(session, user):
+            return ask_second_factor(user, remember=bool(request.form.get("remember")),
+                                     next_url=safe_next(request.args.get("next")))
         log_in(user, remember=bool(request.form.get("remember")))
         return redirect(safe_next(request.args.get("next")) or _landing(user))
     return render_template("auth/login.html", email=email, error=None)
+
+
+def ask_second_factor(user, *, remember: bool, next_url: str | None):
+    """The password was right and the account has a second factor: no session yet; the
+    browser's signed cookie remembers who is half-way (`PENDING`, for `PENDING_S`) and the
+    code page (`leaderboard.server.web.two_factor`) finishes the login."""
+    flask_session[PENDING] = {"user": user.id, "remember": remember, "next": next_url or "",
+                              "until": int(time.time()) + PENDING_S}
+    return redirect(url_for("two_factor.challenge")), 303
 
 
 def _landing(user) -> str:

@@ -1,14 +1,26 @@
-"""Team pages: create, join by invite code, leave; API tokens (created, listed, revoked); the
-team's notices (issue 21: agreement decisions, submissions scored, failed or hidden), each
-dismissable; which member holds which data-use agreement."""
+"""Team pages: create, join by invite code or invitation, leave, hand the captain's role on;
+API tokens (created, listed, revoked); the team's notices (issue 21: agreement decisions,
+submissions scored, failed or hidden), each dismissable; which member holds which data-use
+agreement. Invitations (issue 35, `leaderboard.server.services.invitations`): the captain makes
+a link (optionally for one address) and copies it to the invitee; the link's page answers
+accept or decline; a bad link gets a page that says why (never a server error)."""
 from __future__ import annotations
 
-from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask_login import current_user, login_required
 
 from leaderboard.server.access import audit
 from leaderboard.server.db import get_session
-from leaderboard.server.services import ServiceError, notices, teams, tokens
+from leaderboard.server.services import ServiceError, invitations, notices, teams, tokens
 from leaderboard.server.web.api import api_user
 from leaderboard.server.web.api import bp as api_bp
 
@@ -22,7 +34,7 @@ def _fail(exc: ServiceError):
     return redirect(url_for("team.index"))
 
 
-def _page(new_token: str | None = None):
+def _page(new_token: str | None = None, invite_link: str | None = None):
     from leaderboard.server.access.holders import member_agreements
 
     session = get_session()
@@ -31,7 +43,12 @@ def _page(new_token: str | None = None):
     return render_template("team/index.html", team=team, members=members,
                            agreements=member_agreements(session, members),
                            notices=notices.active(session, current_user),
-                           tokens=tokens.list_tokens(session, current_user), new_token=new_token)
+                           tokens=tokens.list_tokens(session, current_user), new_token=new_token,
+                           invite_link=invite_link,
+                           team_invitations=invitations.open_for_team(session, team)
+                           if team and current_user.is_captain else [],
+                           my_invitations=invitations.open_for_user(session, current_user)
+                           if team is None else [])
 
 
 @bp.get("/")
@@ -67,7 +84,8 @@ def dismiss_all_notices():
 def create():
     session = get_session()
     try:
-        team = teams.create_team(session, current_user, name=request.form.get("name", ""))
+        team = teams.create_team(session, current_user, name=request.form.get("name", ""),
+                                 ip=audit.request_ip())
         session.commit()
     except ServiceError as exc:
         return _fail(exc)
@@ -81,7 +99,8 @@ def join():
     session = get_session()
     try:
         team = teams.join_team(session, current_user,
-                               invite_code=request.form.get("invite_code", ""))
+                               invite_code=request.form.get("invite_code", ""),
+                               ip=audit.request_ip())
         session.commit()
     except ServiceError as exc:
         return _fail(exc)
@@ -94,12 +113,103 @@ def join():
 def leave():
     session = get_session()
     try:
-        teams.leave_team(session, current_user)
+        teams.leave_team(session, current_user, ip=audit.request_ip())
         session.commit()
     except ServiceError as exc:
         return _fail(exc)
     flash("You left the team.")
     return redirect(url_for("team.index"))
+
+
+@bp.post("/captain")
+@login_required
+def hand_over():
+    session = get_session()
+    try:
+        raw = request.form.get("member_id", "")
+        if not raw.isdigit():
+            raise ServiceError(f"choose a member to hand the role to, got {raw!r}")
+        member = teams.hand_over(session, current_user, int(raw), ip=audit.request_ip())
+        session.commit()
+    except ServiceError as exc:
+        return _fail(exc)
+    flash(f"{member.display_name} is the team's captain now.")
+    return redirect(url_for("team.index")), 303
+
+
+@bp.post("/invitations")
+@login_required
+def invite():
+    session = get_session()
+    cfg = current_app.config
+    try:
+        inv, token = invitations.create(session, current_user,
+                                        email=request.form.get("email", ""),
+                                        ttl_days=cfg["INVITE_TTL_DAYS"],
+                                        secret_key=cfg["SECRET_KEY"], ip=audit.request_ip())
+        session.commit()
+    except ServiceError as exc:
+        return _fail(exc)
+    # rendered, not redirected: the link is shown once (only its hash is kept)
+    return _page(invite_link=url_for("team.invitation", token=token, _external=True))
+
+
+@bp.post("/invitations/<int:invitation_id>/revoke")
+@login_required
+def revoke_invitation(invitation_id: int):
+    session = get_session()
+    try:
+        invitations.revoke(session, current_user, invitation_id, ip=audit.request_ip())
+        session.commit()
+    except ServiceError as exc:
+        return _fail(exc)
+    flash("Invitation withdrawn; its link no longer works.")
+    return redirect(url_for("team.index")), 303
+
+
+@bp.post("/invitations/<int:invitation_id>/<answer>")
+@login_required
+def answer_addressed(invitation_id: int, answer: str):
+    """Accept or decline an invitation addressed to this account (listed on its team page)."""
+    session = get_session()
+    try:
+        inv = invitations.addressed(session, invitation_id, current_user)
+        return _answer(inv, answer)
+    except ServiceError as exc:
+        return _fail(exc)
+
+
+def _answer(inv, answer: str):
+    session = get_session()
+    if answer == "accept":
+        team = invitations.accept(session, current_user, inv, ip=audit.request_ip())
+        message = f"You joined {team.name}."
+    elif answer == "decline":
+        invitations.decline(session, current_user, inv, ip=audit.request_ip())
+        message = f"You declined the invitation to {inv.team.name}."
+    else:
+        raise ServiceError(f"unknown answer {answer!r}; use accept or decline", status=404,
+                           code="not_found")
+    session.commit()
+    flash(message)
+    return redirect(url_for("team.index")), 303
+
+
+@bp.route("/invite/<token>", methods=["GET", "POST"])
+@login_required
+def invitation(token: str):
+    """The page an invitation link opens: who invites to which team, accept or decline
+    (POST with ``answer``). A link that cannot be used says why, with its status code."""
+    session = get_session()
+    try:
+        inv = invitations.from_token(session, token, secret_key=current_app.config["SECRET_KEY"])
+        if request.method == "POST":
+            return _answer(inv, request.form.get("answer", ""))
+        invitations.check_open(inv, current_user)
+    except ServiceError as exc:
+        session.rollback()
+        return render_template("team/invitation.html", inv=None, error=exc.message), exc.status
+    return render_template("team/invitation.html", inv=inv, error=None)
 
 
 @bp.post("/invite-code")

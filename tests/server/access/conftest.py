@@ -115,7 +115,8 @@ class World:
 
 def sign(session, user, bench, **kw):
     return agreements.sign(session, user, bench, full_name=user.display_name,
-                           affiliation="Example University", intended_use=INTENDED,
+                           affiliation="Example University", role="Researcher",
+                           intended_use=INTENDED,
                            accepted=True, ip="127.0.0.1", user_agent="pytest", **kw)
 
 

@@ -27,6 +27,7 @@ def test_sign_records_who_what_when_where(world, app):
     # (the client keeps its User-Agent: Flask-Login's strong session protection is bound to it)
     resp = client.post(f"/data/{world.key}/sign",
                        data={"full_name": "Grace Hopper", "affiliation": "Navy",
+                             "role": "Rear admiral",
                              "intended_use": "Benchmarking a detector for a journal paper.",
                              "accept": "1"})
     assert resp.status_code == 303
@@ -50,9 +51,9 @@ def test_sign_needs_every_field_and_explicit_acceptance(world, app):
         user, bench = s.get(User, world.users["none"]), get_benchmark(s, world.key)
         with pytest.raises(ServiceError) as err:
             agreements.sign(s, user, bench, full_name="", affiliation="x" * 301,
-                            intended_use="short", accepted=False)
+                            role="", intended_use="short", accepted=False)
         fields = {p.field for p in err.value.problems.items}
-        assert fields == {"full_name", "affiliation", "intended_use", "accept"}
+        assert fields == {"full_name", "affiliation", "role", "intended_use", "accept"}
         with pytest.raises(ServiceError, match="waiting"):
             sign(s, s.get(User, world.users["pending"]), bench)
 

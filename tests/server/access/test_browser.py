@@ -62,6 +62,7 @@ def test_sign_approve_download_revoke(live, browser, imported):
     user.goto(f"{live}/data/{imported}")
     user.fill("#sign-form input[name=full_name]", "Ada Lovelace")
     user.fill("#sign-form input[name=affiliation]", "Analytical Engines Ltd")
+    user.fill("#sign-form input[name=role]", "Researcher")
     user.fill("#sign-form textarea[name=intended_use]",
               "Evaluating our detector on the dev split before submitting.")
     user.check("#sign-form input[name=accept]")
