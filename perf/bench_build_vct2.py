@@ -18,7 +18,7 @@ the real tables and give it the machine's cores, e.g.
     .venv/bin/python -m leaderboard build-pack vct2 --from /data/VCT2 --out /data/packs/vct2 \
         --workers 16
 
-Time is dominated by the twelve VAI features (``leaderboard.builders.vai.image_features``: ~0.08 s at
+Time is dominated by the twelve VAI features (``leaderboard.features.vai.image_features``: ~0.08 s at
 256 x 256, ~0.14 s at 512 x 512, ~0.66 s at 1024 x 1024 per image on one core), so the full build
 costs about 166K x (per-image feature time) / workers: roughly 1.5 h with 16 workers at 512 px,
 about 2 h with most images at 1024 px. ``--size`` and ``--workers`` here measure that scaling.

@@ -10,7 +10,8 @@ GRANTER = "grants@example.org"
 
 def grant_all(session, user) -> None:
     """Sign and approve ``user``'s agreement for every benchmark they cannot access yet."""
-    from leaderboard.server.access import agreements, decisions
+    from leaderboard.server.access import agreements
+    from leaderboard.server.services import decisions
     from leaderboard.server.access.gate import can_access
     from leaderboard.server.models import Benchmark, User
     from leaderboard.server.services import accounts

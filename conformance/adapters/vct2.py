@@ -7,7 +7,7 @@
    ``..._object_coherence``, ``..._contextual_relevance``, ``..._image_smoothness``,
    ``..._image_sharpness``, ``..._image_contrast``), loaded from their source without running the
    script's folder walk, on each image as their ``process_folder_images`` reads it
-   (``cv2.imread``), against ours (`leaderboard.builders.vai.features_from_files`, which decodes
+   (``cv2.imread``), against ours (`leaderboard.features.vai.features_from_files`, which decodes
    with Pillow). Images: real images found in the authors' checkouts beside ``authors_dir`` (the
    repositories' figures and photographs, at most `MAX_REAL` of them, each under `MAX_BYTES`),
    (capped at `MAX_PIXELS`), and the fixture's images. Rows ``vai.<feature>``, slice
@@ -80,7 +80,7 @@ def real_images(authors_dir: Path) -> list[Path]:
 def _feature_rows(authors_dir: Path, images: list[tuple[str, Path]]) -> list[dict]:
     import cv2
 
-    from leaderboard.builders.vai import FEATURES, features_from_files
+    from leaderboard.features.vai import FEATURES, features_from_files
 
     theirs = load_functions(authors_dir, FEATURE_SCRIPT, set(FEATURE_FUNCS.values()))
     out = []

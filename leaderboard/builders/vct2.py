@@ -21,7 +21,7 @@ Streaming: files are read in record batches of ``batch_rows`` rows (``pre_buffer
 is written to ``media/images/<id>.<ext>`` as shipped (no re-encoding) and reduced to its twelve VAI
 features at once; only ~0.4 KB per image (id, subset, pair, generator, features) stays in memory
 (~60 MB for the full release), whatever the images' sizes. Once every image is read, the VAI is fitted per subset
-(`leaderboard.builders.vai.visual_ai_index`), each row's VAI goes into the hidden ``vai`` label and the
+(`leaderboard.features.vai.visual_ai_index`), each row's VAI goes into the hidden ``vai`` label and the
 models into ``benchmark.yaml`` under ``vai``, as the demo pack does. ``workers`` > 1 computes the
 features in that many processes (the features dominate the time: ~0.14 s for a 512 x 512 image,
 ~0.66 s at 1024 x 1024 on one core).
@@ -51,10 +51,10 @@ from leaderboard.builders.common import (
     image_ext,
     open_pack,
 )
-from leaderboard.builders.vai import FEATURES, image_features, visual_ai_index
 from leaderboard.builders.vct2_folders import SubsetTree, find_trees, read_tree
 from leaderboard.core.benchmarks.vct2 import SUBSET_GENERATORS, SUBSETS
 from leaderboard.demo import vct2 as demo
+from leaderboard.features.vai import FEATURES, image_features, visual_ai_index
 
 ID_RULE = ("Item ids are `vc-` followed by the first 16 hex digits of the SHA-256 of the image's "
            "encoded bytes as stored in the released tables, or of the image file the authors' "

@@ -24,7 +24,8 @@ from typing import Iterator
 import orjson
 import yaml
 
-from leaderboard.core.benchmarks.base import KINDS, Benchmark, Field, TaskSpec, get_benchmark
+from leaderboard.core.benchmarks import get_benchmark
+from leaderboard.core.benchmarks.base import KINDS, Benchmark, Field, TaskSpec
 from leaderboard.core.errors import PackError, ProblemList
 from leaderboard.core.request_fields import RequestField, parse_request_fields
 from leaderboard.core.table import Table, build_table, check_cell

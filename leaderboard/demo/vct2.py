@@ -2,7 +2,7 @@
 
 Small scale: COCO_AI 24 captions x 7 images and Twitter_AI 20 captions x 6 (no Midjourney), as
 64 x 64 PNGs. Every image made from one caption stays in one split and one board part. The VAI
-(`leaderboard.builders.vai`) is fitted per subset over all splits' images while the pack is written: each
+(`leaderboard.features.vai`) is fitted per subset over all splits' images while the pack is written: each
 row's VAI goes into the hidden ``vai`` label and the models (z-score statistics and weights, which
 name no item) into ``benchmark.yaml`` under ``vai``. Large scale: the paper's 10,017 + 15,909
 captions (165,573 rows) without media, hence without VAI.
@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 
-from leaderboard.builders.vai import FEATURES, image_features, visual_ai_index
 from leaderboard.core.benchmarks.vct2 import SUBSET_GENERATORS, SUBSETS
 from leaderboard.demo import images
 from leaderboard.demo.writer import (
@@ -28,6 +27,7 @@ from leaderboard.demo.writer import (
     release_description,
 )
 from leaderboard.demo.writer import opaque_id as opaque_id_of
+from leaderboard.features.vai import FEATURES, image_features, visual_ai_index
 
 SIZE = 64
 COUNTS = {"small": {"COCO_AI": 24, "Twitter_AI": 20},

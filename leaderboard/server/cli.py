@@ -2,6 +2,10 @@
 
 Each command builds the app from the environment (`leaderboard.server.config`) and runs in its context;
 user mistakes exit with code 2 and a message naming what is wrong.
+
+Commands import what they need inside their bodies, on purpose: ``leaderboard --help`` and the
+core's offline commands stay fast and work without the server's heavy imports (start-up cost,
+not a cycle: tests/test_layers.py counts these imports too).
 """
 from __future__ import annotations
 

@@ -8,6 +8,9 @@
   (`leaderboard.server.services.judge_agreement`), so an organiser can decide which judge is
   official. ``--fill`` sends up to ``--limit`` responses the reference judge has not mapped yet
   to it (API calls; its answers are cached for scoring too).
+
+Imports inside functions here are lazy on purpose (start-up cost of ``leaderboard --help``), as in
+`leaderboard.server.cli`.
 """
 from __future__ import annotations
 

@@ -4,6 +4,9 @@
   planned splits now, in this process, with progress; the admin page queues the same job;
 - ``robustness-budget --benchmark KEY [--max-conditions N] [--max-items N] [--wall-s S]
   [--enable/--disable]``: show or set the benchmark's budget.
+
+Imports inside functions here are lazy on purpose (start-up cost of ``leaderboard --help``), as in
+`leaderboard.server.cli`.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ def robustness_build(key: str, splits: tuple[str, ...]) -> None:
     """Build the degraded copies of a benchmark's planned splits (reused when already built)."""
     from leaderboard.server.db import get_db
     from leaderboard.server.jobs.robustness import build_robustness_copies
-    from leaderboard.server.services import ServiceError
+    from leaderboard.server.errors import ServiceError
     from leaderboard.server.services import robustness as svc
     from leaderboard.server.services.benchmarks import get_benchmark
 
@@ -54,7 +57,7 @@ def robustness_build(key: str, splits: tuple[str, ...]) -> None:
 def robustness_budget(key: str, max_conditions, max_items, wall_s, enable) -> None:
     """Show the benchmark's robustness budget, or change the values given."""
     from leaderboard.server.db import get_db
-    from leaderboard.server.services import ServiceError
+    from leaderboard.server.errors import ServiceError
     from leaderboard.server.services import robustness as svc
     from leaderboard.server.services.benchmarks import get_benchmark
 

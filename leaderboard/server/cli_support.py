@@ -1,4 +1,8 @@
-"""What every server command needs: the app context and a clean exit on a user mistake."""
+"""What every server command needs: the app context and a clean exit on a user mistake.
+
+Imports inside functions here are lazy on purpose (start-up cost of ``leaderboard --help``), as in
+`leaderboard.server.cli`.
+"""
 from __future__ import annotations
 
 import sys

@@ -15,6 +15,8 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from leaderboard.server.boards import hook
+
 log = logging.getLogger(__name__)
 
 
@@ -44,7 +46,6 @@ class Database:
         self.Session = sessionmaker(self.engine, expire_on_commit=False)
         # standings follow every commit that changes scores or a submission (issue 16); the
         # hook lives with the boards, which own the ranking rules
-        from leaderboard.server.boards import hook
         hook.install(self.Session)
 
     def session(self) -> Session:

@@ -15,10 +15,10 @@ import shlex
 import pytest
 from playwright.sync_api import Page, expect
 
+from .conftest import BENCHMARK
+
 from leaderboard.server.config import REPO_ROOT
 from tests.toolkit import make_console_script, run_line
-
-from .conftest import BENCHMARK
 
 pytestmark = pytest.mark.browser
 
@@ -55,7 +55,7 @@ def _approve(app, email: str) -> None:
     test_whole_journey)."""
     from sqlalchemy import select
 
-    from leaderboard.server.access import decisions
+    from leaderboard.server.services import decisions
     from leaderboard.server.models import User
     from leaderboard.server.models.access import AccessRequest
     from leaderboard.server.services import accounts
@@ -71,7 +71,7 @@ def _approve(app, email: str) -> None:
 def _hide(app, sid: int, reason: str) -> None:
     from sqlalchemy import select
 
-    from leaderboard.server.access import admin_ops
+    from leaderboard.server.services import admin_ops
     from leaderboard.server.boards.cache import invalidate_boards
     from leaderboard.server.models import Submission, User
 

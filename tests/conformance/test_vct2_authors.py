@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 from leaderboard.builders import vct2 as builder
-from leaderboard.builders.vai import FEATURES, features_from_files
 from leaderboard.core.packs import load_pack
 from leaderboard.core.scoring import score_predictions
+from leaderboard.features.vai import FEATURES, features_from_files
 from tests.conformance.vct2_fixture import CASES, cells, item_id, scores, write_release
 
 PINNED = json.loads((Path(__file__).parent / "data" / "vct2_authors.json").read_text("utf-8"))

@@ -14,9 +14,10 @@ from sqlalchemy import func, select
 from werkzeug.test import EnvironBuilder
 
 from harness.sandbox import LABEL_DEADLINE, LABEL_DEPLOYMENT, LABEL_HARNESS, LABEL_SUBMISSION
-from leaderboard.server.access import agreements, decisions
+from leaderboard.server.access import agreements
 from leaderboard.server.models import QuotaUsage, Score, Submission, User, utcnow
 from leaderboard.server.models.containers import ContainerRun
+from leaderboard.server.services import decisions
 from leaderboard.server.services.benchmarks import get_benchmark
 from tests.containers.conftest import run_worker
 from tests.harness.images.savetar import write_save_tar

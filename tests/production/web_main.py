@@ -12,13 +12,13 @@ import os
 import signal
 from pathlib import Path
 
-from leaderboard.server.web import create_app, submit
+from leaderboard.server.web import create_app, intake
 
 app = create_app()
 
 _marks = os.environ.get("LB_TEST_KILL_AFTER_COMMIT_DIR")
 if _marks:
-    _enqueue = submit._enqueue
+    _enqueue = intake._enqueue
 
     def _dying_enqueue(sub):
         if sub.method_name.startswith("kill-"):
@@ -29,4 +29,4 @@ if _marks:
             os.kill(os.getpid(), signal.SIGKILL)
         return _enqueue(sub)
 
-    submit._enqueue = _dying_enqueue
+    intake._enqueue = _dying_enqueue

@@ -219,7 +219,8 @@ def test_runs_score_every_condition_and_budgets_stop_them(  # noqa: F811
 
 
 def test_board_plot_pages_and_downloads(app, client, auth, session, built, tarballs):  # noqa: F811
-    from leaderboard.server.access import agreements, decisions
+    from leaderboard.server.access import agreements
+    from leaderboard.server.services import decisions
     from leaderboard.server.services import accounts
 
     token = auth.member()
@@ -280,14 +281,14 @@ def test_board_plot_pages_and_downloads(app, client, auth, session, built, tarba
     names = set(zf.namelist())
     assert "robustness.json" in names and "splits/dev-image-jpeg-5/labels.jsonl" in names
     assert len(zf.read("splits/dev-image-jpeg-5/labels.jsonl").splitlines()) == 8
-    from leaderboard.server.access.downloads import Target, make_token
+    from leaderboard.server.services.downloads import Target, make_token
 
     with app.app_context():
         bad = make_token(ada, Target("robustness", "syncred", "test"),
                          secret_key=app.config["SECRET_KEY"])
     assert client.get(f"/data/download/{bad}").status_code == 403  # the gate: test labels
-    from leaderboard.server.access.robustness_archive import robustness_archive
-    from leaderboard.server.services import NotFound
+    from leaderboard.server.services.robustness_archive import robustness_archive
+    from leaderboard.server.errors import NotFound
 
     with pytest.raises(NotFound, match="never downloadable"):  # and the archive itself
         robustness_archive(session, bench, "test", data_dir=app.config["DATA_DIR"],

@@ -10,9 +10,10 @@ import re
 
 from sqlalchemy import select
 
-from leaderboard.server.access import agreements, decisions
+from leaderboard.server.access import agreements
 from leaderboard.server.models import Benchmark, User
 from leaderboard.server.models.access import AccessRequest
+from leaderboard.server.services import decisions
 
 INTENDED = "Evaluating our synthetic-image detector for a research paper."
 

@@ -11,10 +11,10 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
+from leaderboard.server.errors import ServiceError
 from leaderboard.server.models import Benchmark, Submission, User, utcnow
 from leaderboard.server.models.access import AuditEvent
 from leaderboard.server.models.challenges import Challenge
-from leaderboard.server.services import ServiceError
 from leaderboard.server.services import challenges as svc
 
 

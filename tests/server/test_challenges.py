@@ -98,7 +98,7 @@ def test_two_phase_challenge(app, client, auth, imported, baseline_files, sessio
     assert client.get("/api/v1/challenges/trident").json["state"] == "finished"
 
     # after the challenge the standing board works again, and selections are frozen
-    from leaderboard.server.services import ServiceError
+    from leaderboard.server.errors import ServiceError
     from leaderboard.server.services.challenges import check_submission, set_selected
     bench = session.scalar(select(Benchmark))
     assert check_submission(session, bench, "dev", None, now + timedelta(hours=2)) is None

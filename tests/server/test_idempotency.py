@@ -153,15 +153,15 @@ def test_answer_lost_after_commit_then_retry(app, client, auth, imported, baseli
 def test_retry_enqueues_a_submission_its_first_request_never_did(
         app, client, auth, imported, baseline_files, session, monkeypatch):
     """The web worker died between the commit and the enqueue: the retry hands it over."""
-    from leaderboard.server.web import submit
+    from leaderboard.server.web import intake
     token = auth.member()
-    real = submit.enqueue_scoring
-    monkeypatch.setattr(submit, "enqueue_scoring", lambda sid: None)  # "killed" before it
+    real = intake.enqueue_scoring
+    monkeypatch.setattr(intake, "enqueue_scoring", lambda sid: None)  # "killed" before it
     data = baseline_files["dev"].read_bytes()
     sid = _post(client, token, data).json["id"]
     session.expire_all()
     assert session.get(Submission, sid).status == "received"
-    monkeypatch.setattr(submit, "enqueue_scoring", real)
+    monkeypatch.setattr(intake, "enqueue_scoring", real)
     retry = _post(client, token, data)
     assert retry.json["id"] == sid and retry.json["status"] == "scored"
 

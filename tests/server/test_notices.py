@@ -8,9 +8,10 @@ import io
 
 from sqlalchemy import select
 
-from leaderboard.server.access import admin_ops, agreements, decisions
+from leaderboard.server.access import agreements
 from leaderboard.server.models import Benchmark, Submission, User
 from leaderboard.server.models.notices import Notice
+from leaderboard.server.services import admin_ops, decisions
 
 INTENDED = "Evaluating our synthetic-image detector for a research paper."
 

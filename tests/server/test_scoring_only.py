@@ -7,12 +7,11 @@ import shutil
 
 import pytest
 
-from leaderboard.server.access import downloads
-from leaderboard.server.access.downloads import Target
 from leaderboard.server.access.gate import can_access
 from leaderboard.server.models import User
-from leaderboard.server.services import accounts
+from leaderboard.server.services import accounts, downloads
 from leaderboard.server.services.benchmarks import get_benchmark
+from leaderboard.server.services.downloads import Target
 
 
 @pytest.fixture

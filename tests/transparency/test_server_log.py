@@ -10,9 +10,9 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from leaderboard.core.transparency import merkle, receipts
 from leaderboard.core.transparency.signing import KeySet
-from leaderboard.server.access import admin_ops
 from leaderboard.server.models import Benchmark, Submission, User
 from leaderboard.server.models.transparency import LOG_APPEND_ONLY_MESSAGE, LogEntry
+from leaderboard.server.services import admin_ops
 from tests.transparency.conftest import make_admin, post_predictions
 
 

@@ -170,7 +170,7 @@ def test_the_auditor_rebuilds_the_boards(app, logged, scored, baseline_files, tm
     assert res.exit_code == 0, res.output
     assert "2 entries: every signature valid" in res.output and "boards rebuilt" in res.output
     # a second team, a disqualification and the reveal: the boards change, all through receipts
-    from leaderboard.server.access import admin_ops
+    from leaderboard.server.services import admin_ops
     from leaderboard.server.models import Benchmark, Submission, User
     from tests.server.conftest import AuthActions
     from tests.transparency.conftest import make_admin, post_predictions

@@ -182,21 +182,20 @@ _REGISTRY: dict[str, type[Benchmark]] = {}
 
 
 def register(cls: type[Benchmark]) -> type[Benchmark]:
+    """Class decorator of every benchmark module; the lookup is
+    `leaderboard.core.benchmarks.get_benchmark`, which imports them all first."""
     _REGISTRY[cls.key] = cls
     return cls
 
 
-def get_benchmark(key: str) -> Benchmark:
-    """The benchmark module for a pack key; raises KeyError naming the known keys."""
-    from leaderboard.core import benchmarks  # noqa: F401  (imports every module, filling the registry)
-
+def registered(key: str) -> Benchmark:
+    """An instance of the registered benchmark ``key``; KeyError naming the known keys. Only
+    what is already imported is known: callers use `leaderboard.core.benchmarks.get_benchmark`."""
     try:
         return _REGISTRY[key]()
     except KeyError:
         raise KeyError(f"unknown benchmark {key!r}; known: {sorted(_REGISTRY)}") from None
 
 
-def known_benchmarks() -> list[str]:
-    from leaderboard.core import benchmarks  # noqa: F401
-
+def registered_keys() -> list[str]:
     return sorted(_REGISTRY)

@@ -22,7 +22,7 @@ Records (slices name ``subset`` and ``generator``):
 * ``mean_accuracy`` / ``mean_precision`` / ``mean_recall``: unweighted means over the generators
   of a subset, and over all subset x generator cells for the overall slice {} (the headline:
   the paper's 58.0% COCO_AI / 58.34% Twitter_AI are such means);
-* Visual AI Index (section 5, `leaderboard.builders.vai`), computed from the pack's images when the pack
+* Visual AI Index (section 5, `leaderboard.features.vai`), computed from the pack's images when the pack
   was built or prepared, never from submissions: ``vai_mean`` per generator and for the reals
   (generator "real"), ``vai_weight`` per feature, and ``vai_accuracy_pearson``: Pearson's rho of
   per-generator mean VAI with this submission's per-generator accuracy (paper: -0.532 COCO_AI,

@@ -2,7 +2,7 @@
 
 The agreement's version is the sha256 of its text (set when the pack is imported). A signature
 records the user, the exact version, the time, the IP and the user agent; each signature is a new
-`AccessRequest` row waiting for an administrator (`leaderboard.server.access.decisions`).
+`AccessRequest` row waiting for an administrator (`leaderboard.server.services.decisions`).
 What a reviewer needs to decide (issue 35) is asked of every signer: full name, institution
 (``affiliation``), role and intended use, plus the benchmark's own ``request_fields``
 (`leaderboard.core.request_fields`, kept in ``meta_json``), whose answers are stored as given.
@@ -20,9 +20,9 @@ from sqlalchemy.orm import Session
 from leaderboard.core.errors import ProblemList
 from leaderboard.server.access import audit
 from leaderboard.server.access.gate import grant_state, latest_request
+from leaderboard.server.errors import Forbidden, ServiceError
 from leaderboard.server.models import Benchmark, User, utcnow
 from leaderboard.server.models.access import AccessRequest, Agreement
-from leaderboard.server.services import Forbidden, ServiceError
 
 LIMITS = {"full_name": 200, "affiliation": 300, "role": 200, "intended_use": 5000}
 MIN_INTENDED_USE = 20  # a sentence, so an administrator has something to decide on

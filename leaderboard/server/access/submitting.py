@@ -1,5 +1,5 @@
-"""Who may submit what, now: the agreement gate on held-out submissions, and the submit form's
-menu of benchmarks, splits and phases with the reason behind every one that is missing.
+"""The agreement gate on held-out submissions (the policy; the checks a submission passes are
+composed with the challenge's rules and the quotas in `leaderboard.server.services.eligibility`).
 
 A held-out (test) submission, predictions or container, needs the submitter's signed and
 approved agreement for the benchmark's current version while the benchmark's
@@ -11,15 +11,14 @@ nothing the agreement holder could not compute offline.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy.orm import Session
 
 from leaderboard.core.packs import HELD_OUT_SPLITS
 from leaderboard.server.access.gate import can_access
-from leaderboard.server.models import Benchmark, User, utcnow
-from leaderboard.server.services import Forbidden, ServiceError
+from leaderboard.server.errors import Forbidden
+from leaderboard.server.models import Benchmark, User
 
 
 def sign_path(bench: Benchmark) -> str:
@@ -43,75 +42,3 @@ def check_submission_access(session: Session, user: User, bench: Benchmark, spli
             f"submissions to the held-out {split} split of {bench.key} need your signed and "
             f"approved data-use agreement: {decision.reason} (sign it at {sign_path(bench)})",
             extra={"sign_url": sign_path(bench)})
-
-
-@dataclass
-class SplitChoice:
-    """One split of one benchmark on the submit form: offered, or not and why."""
-
-    split: str
-    open: bool
-    reason: str = ""
-    #: today's quota on it ({"limit", "used", "left", "resets_at"}); limit None = unlimited
-    quota: dict | None = None
-    phase: str | None = None
-    phase_left: int | None = None
-    sign_url: str | None = None  # where to sign, when the agreement is what is missing
-
-
-@dataclass
-class BenchmarkChoice:
-    key: str
-    title: str
-    splits: list[SplitChoice] = field(default_factory=list)
-    reason: str = ""  # why nothing of the benchmark is open (closed, no team, ...)
-
-    @property
-    def open(self) -> bool:
-        return any(s.open for s in self.splits)
-
-
-def submit_menu(session: Session, user: User, benches: list[Benchmark], *, rules,
-                now: datetime | None = None) -> list[BenchmarkChoice]:
-    """What ``user`` may submit to right now, per benchmark and split, with the reason for every
-    split that is not open: submissions closed, the running challenge's phase (its split only,
-    or between phases), no agreement for a held-out split, today's quota or the phase cap used.
-
-    ``rules`` are the quota rules (`leaderboard.server.services.quotas.QuotaRules`)."""
-    from leaderboard.server.services import quotas
-    from leaderboard.server.services.challenges import check_submission
-
-    now = now or utcnow()
-    out = []
-    for bench in benches:
-        choice = BenchmarkChoice(bench.key, bench.title or bench.key)
-        out.append(choice)
-        if not bench.submissions_open:
-            choice.reason = f"submissions to {bench.key} are closed"
-        for split in (bench.meta_json or {}).get("splits", []):
-            sc = SplitChoice(split, False)
-            choice.splits.append(sc)
-            if choice.reason:
-                sc.reason = choice.reason
-                continue
-            try:
-                phase = check_submission(session, bench, split, user.team_id, now)
-                check_submission_access(session, user, bench, split, now=now)
-                if user.team_id is not None:
-                    status = quotas.quota_status(session, user.team_id, bench, split=split,
-                                                      default=rules, now=now)
-                    sc.quota = status.as_dict()
-                    if status.left == 0:
-                        raise quotas.quota_error(bench, split, status)
-                    if phase is not None:
-                        sc.phase = phase.name
-                        left = quotas.phase_left(session, user.team_id, phase)
-                        sc.phase_left = left
-                        if left == 0:
-                            raise quotas.phase_cap_error(phase)
-            except ServiceError as exc:
-                sc.reason = exc.message
-                sc.sign_url = exc.extra.get("sign_url")
-                continue
-            sc.open = True
-    return out

@@ -16,6 +16,7 @@ import logging
 from sqlalchemy.orm import Session
 
 from leaderboard.core.records import slice_key_of
+from leaderboard.server.boards import intervals
 from leaderboard.server.boards.cache import get_cache
 from leaderboard.server.boards.meta import (
     MAX_PER_PAGE,
@@ -24,8 +25,8 @@ from leaderboard.server.boards.meta import (
     parse_slice_key,
     task_of,
 )
-from leaderboard.server.boards.reads import board_page_from_standings, iter_board_rows
-from leaderboard.server.services import NotFound, ServiceError
+from leaderboard.server.boards.reads import board_page_from_standings, iter_board_rows, top_ranked
+from leaderboard.server.errors import NotFound, ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -120,8 +121,6 @@ def _with_intervals(session: Session, info: dict, task: dict, split: str, *,
 
     The intervals are the board's, whatever the page: computed once from its top rows and
     cached with the board (so cleared by `invalidate_boards` with everything else on it)."""
-    from leaderboard.server.boards import intervals
-
     found: dict = {}
     if page.get("rows"):
         key = ("intervals", task["key"], split, page["slice_key"], mode)
@@ -140,9 +139,6 @@ def _board_intervals(session: Session, info: dict, task: dict, split: str, *,
     slice, primary column and ranked total, so the top rows are read as (id, rank) only (an
     index range, no cells, no names; issue 25: a second full page per cold board was most of
     a cold board's time outside its own query)."""
-    from leaderboard.server.boards import intervals
-    from leaderboard.server.boards.reads import top_ranked
-
     ok, _modality = intervals.slice_modality(page["slice_key"])
     if not ok or page["primary"] != task["headline"]:
         return {}  # no interval for this board: nothing to read

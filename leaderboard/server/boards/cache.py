@@ -37,6 +37,8 @@ from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
+from leaderboard.server.config import load_config
+
 log = logging.getLogger(__name__)
 
 #: the scope of pages that read every benchmark (home, modality boards)
@@ -309,7 +311,6 @@ def get_cache() -> BoardCache:
             cache = app.extensions["lb_board_cache"] = cache_from_config(app.config)
         return cache
     if _fallback_cache is None:
-        from leaderboard.server.config import load_config
         _fallback_cache = cache_from_config(load_config())
     return _fallback_cache
 

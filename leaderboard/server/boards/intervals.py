@@ -20,6 +20,7 @@ from collections import Counter
 
 from leaderboard.core import rank_intervals as ri
 from leaderboard.core.records import parse_slice_key
+from leaderboard.server.config import load_config
 from leaderboard.server.services import outcome_store
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,6 @@ def data_dir() -> str:
 
     if has_app_context():
         return current_app.config["DATA_DIR"]
-    from leaderboard.server.config import load_config
     return load_config()["DATA_DIR"]
 
 

@@ -10,8 +10,8 @@ from sqlalchemy.orm import Session
 from leaderboard.core import records
 from leaderboard.server.boards.cache import CROSS, get_cache
 from leaderboard.server.boards.modality_ledger import MODALITY_ORDER
+from leaderboard.server.errors import NotFound, ServiceError
 from leaderboard.server.models import Benchmark
-from leaderboard.server.services import NotFound, ServiceError
 
 MODES = ("team", "all")
 #: the most rows one board page may hold

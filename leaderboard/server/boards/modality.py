@@ -15,9 +15,9 @@ from leaderboard.server.boards.cache import CROSS, get_cache
 from leaderboard.server.boards.ledger import shown_cells
 from leaderboard.server.boards.meta import MAX_PER_PAGE, modalities
 from leaderboard.server.boards.modality_ledger import RULE
+from leaderboard.server.errors import NotFound, ServiceError
 from leaderboard.server.models import Submission, Team
 from leaderboard.server.models.standings import ModalityBoard, ModalityStanding, Standing
-from leaderboard.server.services import NotFound, ServiceError
 
 #: the column fields a page shows (the rest is the ledger's bookkeeping)
 _PUBLIC_COLUMN = ("key", "benchmark", "task", "split", "part", "slice_key", "metric", "title",

@@ -33,6 +33,9 @@ from sqlalchemy.orm import Session
 
 from leaderboard.core.records import slice_key_of
 from leaderboard.server.boards.ledger import _float_code, shown_cells
+from leaderboard.server.boards.sql_keys import NO_JUDGE as _NO_JUDGE
+from leaderboard.server.boards.sql_keys import fcode as _fcode
+from leaderboard.server.boards.standings import by_magnitude
 from leaderboard.server.models import Benchmark
 from leaderboard.server.models.standings import (
     ModalityBoard,
@@ -97,8 +100,6 @@ def normalise(value: float | None, spec: dict) -> float | None:
 def columns(session: Session, modality: str) -> list[dict]:
     """The modality's columns, resolved to their standings slices (``board_id`` None: that
     board has no rows yet)."""
-    from leaderboard.server.boards.standings import by_magnitude
-
     out = []
     for bench in session.scalars(select(Benchmark).order_by(Benchmark.key)):
         meta = bench.meta_json or {}
@@ -245,9 +246,6 @@ def rebuild_modality(session: Session, modality: str, cols: list[dict] | None = 
 def _rebuild_sql(session: Session, board_id: int, cols: list[dict]) -> tuple[int, int]:
     """(rows, ranked) written for one modality board, in one statement (PostgreSQL)."""
     from sqlalchemy import text
-
-    from leaderboard.server.boards.sql_keys import NO_JUDGE as _NO_JUDGE
-    from leaderboard.server.boards.sql_keys import fcode as _fcode
 
     live = [c for c in cols if c["board_id"] is not None]
     if not live:

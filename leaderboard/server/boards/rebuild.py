@@ -30,6 +30,7 @@ import time
 from sqlalchemy import delete, select, text, update
 from sqlalchemy.orm import Session
 
+from leaderboard.server.boards import modality_ledger
 from leaderboard.server.boards.ledger import _bench_meta, _float_code, _order_names, _order_of
 from leaderboard.server.boards.sql_keys import NO_JUDGE as _NO_JUDGE
 from leaderboard.server.boards.sql_keys import fcode as _fcode
@@ -53,8 +54,6 @@ def rekey_benchmark(session: Session, benchmark_id: int) -> None:
 def rebuild(session: Session, benchmark_id: int | None = None) -> int:
     """Rebuild the standings of one benchmark (None: all) from the score rows, in the caller's
     transaction; returns the standing rows written. Then the modality boards they feed."""
-    from leaderboard.server.boards import modality_ledger
-
     bench_ids = ([benchmark_id] if benchmark_id is not None
                  else list(session.scalars(select(Benchmark.id).order_by(Benchmark.id))))
     t = time.perf_counter()
@@ -81,8 +80,6 @@ def fill_if_empty(session: Session) -> int:
     """Build every benchmark's standings when there are none yet but scored submissions exist
     (a database upgraded to revision 0009), or the modality boards when only they are missing
     (revision 0014); returns the standing rows written (0: nothing to do)."""
-    from leaderboard.server.boards import modality_ledger
-
     if session.scalar(select(Submission.id).where(Submission.status == "scored")
                       .limit(1)) is None:
         return 0

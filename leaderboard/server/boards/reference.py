@@ -12,6 +12,7 @@ from leaderboard.core.records import parse_slice_key, slice_key_of
 from leaderboard.server.boards import standings
 from leaderboard.server.boards.standings import Cell, Column, Entry
 from leaderboard.server.models import Score, Submission, Team
+from leaderboard.server.services.judging import board_judge, record_judge_allowed
 
 
 def _parts(session: Session, info: dict, split: str) -> tuple[str, str]:
@@ -52,7 +53,6 @@ def compute_board_full(session: Session, info: dict, task: dict, split: str, *,
                 Score.part.in_({shown, pick})))
     # a column never mixes judges: judge-made records only from the benchmark's judge
     # (official, else the configured default); self-mapped ones stay, marked per cell
-    from leaderboard.server.services.judging import board_judge, record_judge_allowed
     official = board_judge(info["official_judge"])
     cells: dict[int, dict[str, dict[str, Cell]]] = {}
     judges: dict[int, dict[str, str]] = {}

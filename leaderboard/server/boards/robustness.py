@@ -29,9 +29,11 @@ from leaderboard.core.robustness.layout import CLEAN
 from leaderboard.core.robustness.scoring import assigned_draws
 from leaderboard.server.boards.cache import get_cache
 from leaderboard.server.boards.intervals import data_dir
+from leaderboard.server.errors import NotFound
 from leaderboard.server.models import Benchmark, Submission, Team
 from leaderboard.server.models.robustness import RobustnessRun, RobustnessScore
-from leaderboard.server.services import NotFound, robustness_outcomes
+from leaderboard.server.services import robustness_outcomes
+from leaderboard.server.services.robustness import config_of
 
 #: ranked rows that get a rank interval (as the other boards)
 TOP = 100
@@ -47,6 +49,27 @@ RULE = ("Ranked by the worst condition's headline (best first, in the metric's d
         "number of ranked submissions minus those significantly worse, \"significantly\" "
         "meaning in more than 97.5% of 1,000 joint bootstrap resamples of the subset's items "
         "(the same items for every submission and condition); only the top 100 rows get one.")
+
+
+def task_and_split(bench: Benchmark, task: str | None, split: str | None) -> tuple[str, str]:
+    """The board a request names, defaulting to the first task and the test split; NotFound
+    naming the benchmark's tasks or splits otherwise."""
+    meta = bench.meta_json or {}
+    tasks = [t["key"] for t in meta.get("tasks", [])]
+    splits = meta.get("splits", [])
+    task = task or (tasks[0] if tasks else "")
+    split = split or ("test" if "test" in splits else (splits[0] if splits else ""))
+    if task not in tasks:
+        raise NotFound(f"{bench.key} has no task {task!r}; tasks: {tasks}")
+    if split not in splits:
+        raise NotFound(f"{bench.key} has no split {split!r}; splits: {splits}")
+    return task, split
+
+
+def method(bench: Benchmark) -> dict | None:
+    """The method statement under the board (suites, levels, items); None without a plan."""
+    config = config_of(bench)
+    return None if config is None else config.describe()
 
 
 def _task(bench: Benchmark, task: str) -> dict:

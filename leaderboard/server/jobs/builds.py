@@ -37,7 +37,14 @@ from typing import Any
 from flask import current_app
 
 from leaderboard.builders import BENCHMARKS, check_paths
-from leaderboard.server.models import utcnow
+from leaderboard.core.errors import LeaderboardError
+from leaderboard.server.access import audit
+from leaderboard.server.boards.cache import invalidate_boards
+from leaderboard.server.db import get_db
+from leaderboard.server.errors import ServiceError
+from leaderboard.server.jobs.queue import get_queue
+from leaderboard.server.models import User, utcnow
+from leaderboard.server.services.benchmarks import check_pack_path, import_pack
 
 log = logging.getLogger(__name__)
 
@@ -181,8 +188,6 @@ def check_request(*, key: Any, source: Any, out: Any = None, dev_fraction: Any =
     elif not os.path.isabs(out):
         errors.append(f"the output folder must be an absolute path, got {out!r}")
     if not errors and roots is not None:
-        from leaderboard.server.services import ServiceError
-        from leaderboard.server.services.benchmarks import check_pack_path
         try:
             check_pack_path(source, roots)
         except ServiceError as exc:
@@ -205,8 +210,6 @@ def check_request(*, key: Any, source: Any, out: Any = None, dev_fraction: Any =
 def start_build(request: dict[str, Any], *, actor_id: int | None) -> str:
     """Write the "queued" status of ``request`` (from `check_request`), then enqueue the build on
     the ``admin`` queue or start it in a background thread. Returns the build id."""
-    from leaderboard.server.jobs.queue import get_queue
-
     app = current_app._get_current_object()
     cfg = app.config
     now = utcnow().isoformat()
@@ -253,13 +256,8 @@ def run_build(build_id: str) -> dict[str, Any]:
 
     Never raises for a bad release or pack: the status says "failed" with the error text (which
     names the file and record). Returns the final status."""
+    # lazy: the builders need the [builders] extra (OpenCV, pyarrow), which a server may lack
     from leaderboard import builders
-    from leaderboard.core.errors import LeaderboardError
-    from leaderboard.server.access import audit
-    from leaderboard.server.boards.cache import invalidate_boards
-    from leaderboard.server.db import get_db
-    from leaderboard.server.models import User
-    from leaderboard.server.services.benchmarks import import_pack
 
     cfg = current_app.config
     path = status_path(cfg["DATA_DIR"], build_id)

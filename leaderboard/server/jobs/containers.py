@@ -50,7 +50,7 @@ from harness import (
     remove_image,
     run_submission,
 )
-from leaderboard.core.benchmarks.base import get_benchmark as benchmark_module
+from leaderboard.core.benchmarks import get_benchmark as benchmark_module
 from leaderboard.core.errors import PredictionError
 from leaderboard.core.packs import HELD_OUT_SPLITS
 from leaderboard.server.access.gate import can_access, is_scoring_only

@@ -31,7 +31,13 @@ from leaderboard.judges.caching import CachingJudge
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_db
 from leaderboard.server.jobs import lease
-from leaderboard.server.jobs.queue import current_job_id, redis_connection
+from leaderboard.server.jobs.queue import (
+    RETRY,
+    TRANSIENT,
+    current_job_id,
+    enqueue_or_run_inline,
+    redis_connection,
+)
 from leaderboard.server.models import Benchmark, LabelSet, Submission
 from leaderboard.server.services import judging, outcome_store
 from leaderboard.server.services import scoring_service as svc
@@ -77,7 +83,6 @@ def enqueue_judging(submission_id: int, *, mark: bool = True, at_front: bool = F
                 judging.set_state(sub, "queued", (sub.notes_json or {}).get("judging", {})
                                   .get("judge"))
     job_id = f"judge-{submission_id}-{uuid.uuid4().hex[:8]}"
-    from leaderboard.server.jobs.queue import RETRY, enqueue_or_run_inline
     enqueue_or_run_inline(JUDGE_QUEUE, JOB_FUNC, submission_id, job_id=job_id,
                           inline=judge_submission, kind="judge ",
                           job_timeout=cfg["SCORING_TIMEOUT_S"], retry=RETRY,
@@ -145,7 +150,6 @@ def _judge(submission_id: int, claim, identity: str, sha: str, cfg) -> dict:
         _mark(submission_id, "failed", identity, str(exc)[:500])
         return {"submission": submission_id, "status": "failed"}
     except Exception as exc:
-        from leaderboard.server.jobs.queue import TRANSIENT
         if not isinstance(exc, TRANSIENT):
             log.exception("job=judge submission=%s outcome=error", submission_id)
             _mark(submission_id, "failed", identity, f"judging crashed ({type(exc).__name__})")

@@ -57,12 +57,14 @@ import redis
 from flask import current_app
 from sqlalchemy import select
 
+from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_db
 from leaderboard.server.jobs import lease, queue
 from leaderboard.server.jobs.containers import enqueue_container
 from leaderboard.server.jobs.judging import JUDGE_QUEUE, enqueue_judging
 from leaderboard.server.jobs.scoring import enqueue_scoring
 from leaderboard.server.models import IN_FLIGHT, Submission, utcnow
+from leaderboard.server.services.challenges import finish_due
 from leaderboard.server.services.judging import JUDGING_IN_FLIGHT, set_state
 from leaderboard.server.services.scoring_service import record_platform_failure
 
@@ -251,9 +253,6 @@ def reconcile(*, now: datetime | None = None) -> ReconcileReport:
 def finish_challenges(*, now: datetime) -> list[str]:
     """Finish the challenges that have ended (private part revealed, results frozen), then
     clear their benchmarks' boards after the commit. Returns the benchmark keys."""
-    from leaderboard.server.boards.cache import invalidate_boards
-    from leaderboard.server.services.challenges import finish_due
-
     with get_db().scope() as session:
         keys = finish_due(session, now=now)
     for key in keys:

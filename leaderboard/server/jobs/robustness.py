@@ -53,6 +53,7 @@ def enqueue_build(build_id: int) -> None:
 
 
 def build_robustness_copies(build_id: int) -> dict:
+    # lazy: the builders need the [builders] extra (Pillow, ffmpeg), which a server may lack
     from leaderboard.builders.copies import build_copies, copies_dir, is_built, plan_copies
 
     cfg = current_app.config

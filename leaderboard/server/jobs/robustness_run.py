@@ -37,13 +37,19 @@ from flask import current_app
 from sqlalchemy import select
 
 from harness import Limits, run_submission
-from leaderboard.core.robustness.layout import manifest_conditions, read_manifest
+from leaderboard.core.benchmarks import get_benchmark
+from leaderboard.core.packs import load_pack
+from leaderboard.core.robustness.layout import condition_split, manifest_conditions, read_manifest
+from leaderboard.core.robustness.scoring import score_copies
+from leaderboard.core.table import Table
+from leaderboard.server import labels_crypto
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_db
+from leaderboard.server.jobs.queue import SCORING_QUEUE, enqueue_or_run_inline
 from leaderboard.server.models import Benchmark, LabelSet, Submission, utcnow
 from leaderboard.server.models.robustness import RobustnessRun
-from leaderboard.server.services import robustness as svc
 from leaderboard.server.services import robustness_outcomes
+from leaderboard.server.services import robustness as svc
 
 log = logging.getLogger(__name__)
 
@@ -164,8 +170,6 @@ LOG_TAIL_CHARS = 2000
 def _log_note(result, benchmark_key: str) -> list[str]:
     """The end of a failed degraded run's log, under the benchmark's log policy (``hidden``:
     nothing, as for the clean run; its ids are the opaque ones, so it reveals no mapping)."""
-    from leaderboard.core.benchmarks.base import get_benchmark
-
     try:
         policy = get_benchmark(benchmark_key).container_logs
     except KeyError:
@@ -340,12 +344,6 @@ def score_degraded(sid: int) -> None:
 
 
 def _score_degraded(sid: int) -> None:
-    from leaderboard.core.packs import load_pack
-    from leaderboard.core.robustness.layout import condition_split
-    from leaderboard.core.robustness.scoring import score_copies
-    from leaderboard.core.table import Table
-    from leaderboard.server import labels_crypto
-
     cfg = current_app.config
     db = get_db()
     with db.scope() as session:
@@ -394,8 +392,6 @@ SCORE_FUNC = "leaderboard.server.jobs.robustness_run.score_degraded"
 def enqueue_scoring(sid: int) -> None:
     """Score an uploaded degraded run (`services.robustness_upload`) on the scoring queue, or
     inline without Redis; a lost enqueue leaves the run ``ran`` (uploading again re-queues)."""
-    from leaderboard.server.jobs.queue import SCORING_QUEUE, enqueue_or_run_inline
-
     cfg = current_app.config
     enqueue_or_run_inline(SCORING_QUEUE, SCORE_FUNC, sid,
                           job_id=f"robustness-{sid}-{secrets.token_hex(4)}",

@@ -26,6 +26,7 @@ from leaderboard.core.errors import PredictionError
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_db
 from leaderboard.server.jobs import lease
+from leaderboard.server.jobs import judging as judge_jobs  # judge metrics follow (issue 6)
 from leaderboard.server.jobs.queue import (
     RETRY,
     SCORING_QUEUE,
@@ -175,9 +176,6 @@ def _score_claimed(claim: svc.Claim, cfg, phases: svc.Phases) -> dict:
                      phases=phases)
     if n is None:
         return {"submission": submission_id, "status": "superseded"}
-    from leaderboard.server.jobs import (
-        judging as judge_jobs,  # judge metrics follow on the judge queue (issue 6)
-    )
     try:
         with phases.phase("enqueue_judge"):
             judge_jobs.after_scoring(submission_id, claim.benchmark_key, result)

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Boolean, Float, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from leaderboard.core.benchmarks import get_benchmark
 from leaderboard.server.models.base import Base, Submission, utcnow
 
 #: log visibility policies a benchmark module may declare (``Benchmark.container_logs``)
@@ -54,8 +55,6 @@ class ContainerRun(Base):
         ``{"policy", "text", "cut"}``; ``text`` is None under the "hidden" policy (benchmarks
         whose inputs are secret: a log could carry them out). Admins always see head and tail.
         """
-        from leaderboard.core.benchmarks.base import get_benchmark
-
         policy = get_benchmark(self.submission.benchmark.key).container_logs
         if policy not in LOG_POLICIES:
             raise ValueError(f"container_logs must be one of {LOG_POLICIES}, got {policy!r}")

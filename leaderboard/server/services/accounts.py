@@ -8,8 +8,8 @@ from sqlalchemy.orm import Session
 
 from leaderboard.core.errors import ProblemList
 from leaderboard.server import security
+from leaderboard.server.errors import ServiceError
 from leaderboard.server.models import User
-from leaderboard.server.services import ServiceError
 
 _EMAIL_RE = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$")
 

@@ -18,8 +18,8 @@ from sqlalchemy.orm import Session
 from leaderboard.core.errors import PackError
 from leaderboard.core.packs import Pack, load_pack
 from leaderboard.server import labels_crypto
+from leaderboard.server.errors import Forbidden, NotFound, ServiceError
 from leaderboard.server.models import Benchmark, LabelSet
-from leaderboard.server.services import Forbidden, NotFound, ServiceError
 
 _SKIP = {"labels.jsonl", ".cache"}
 #: a folder checked by `check_pack_path` may hold at most this many entries

@@ -33,8 +33,9 @@ from leaderboard.server.access.visibility import can_compare
 from leaderboard.server.boards.cache import get_cache
 from leaderboard.server.boards.intervals import data_dir, one_blas_thread
 from leaderboard.server.boards.service import benchmark_info
+from leaderboard.server.errors import NotFound, ServiceError
 from leaderboard.server.models import Submission, Team
-from leaderboard.server.services import NotFound, ServiceError, outcome_store
+from leaderboard.server.services import outcome_store
 
 #: resamples per comparison: the most, and the fewest before items are capped instead
 MAX_RESAMPLES = N_RESAMPLES

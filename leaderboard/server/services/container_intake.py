@@ -22,8 +22,8 @@ from typing import IO
 from harness import ImageRejected, Limits, inspect_tarball
 from leaderboard.core.packs import HELD_OUT_SPLITS
 from leaderboard.server.access.gate import can_access, is_scoring_only, scoring_only_reason
+from leaderboard.server.errors import Forbidden
 from leaderboard.server.models import Submission, User, utcnow
-from leaderboard.server.services import Forbidden
 from leaderboard.server.services.submissions import (
     StoredFile,
     check_request,

@@ -27,9 +27,10 @@ from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from leaderboard.core.errors import ProblemList
+from leaderboard.server.errors import ServiceError
 from leaderboard.server.models import Benchmark, Submission, User
 from leaderboard.server.models.idempotency import UploadKey
-from leaderboard.server.services import ServiceError
 
 HEADER = "Idempotency-Key"
 FIELD = "idempotency_key"
@@ -47,7 +48,6 @@ def parse_key(header: str | None, form_value: str | None) -> str | None:
         return None
     key = raw.strip()
     if not _KEY_RE.match(key):
-        from leaderboard.core.errors import ProblemList
         problems = ProblemList()
         problems.add("must be 8 to 128 characters of letters, digits, '.', '_', ':' or '-'",
                      field=FIELD)

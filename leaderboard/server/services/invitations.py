@@ -24,7 +24,7 @@ from leaderboard.server.access import audit
 from leaderboard.server.address_keys import address_key
 from leaderboard.server.models import Team, User, utcnow
 from leaderboard.server.models.identity import TeamInvitation
-from leaderboard.server.services import Forbidden, NotFound, ServiceError
+from leaderboard.server.errors import Forbidden, NotFound, ServiceError
 
 SALT = "team-invite"
 

@@ -27,8 +27,11 @@ from leaderboard.judges.agreement import compare
 from leaderboard.judges.base import Judge, JudgeError, Rating, check_candidates, check_responses
 from leaderboard.judges.cache import KIND_ARTIFACTS, CacheKey, response_sha256
 from leaderboard.judges.caching import CachingJudge, candidates_tag
-from leaderboard.server.models import Benchmark, Submission
+from leaderboard.server.db import get_db
+from leaderboard.server.models import Benchmark, LabelSet, Submission
 from leaderboard.server.services import judging
+from leaderboard.server.services import scoring_service as svc
+from leaderboard.server.services.judge_cache import ShortSessionCache
 
 DEFAULT_LIMIT = 300
 OFFLINE = ("rules", "local-minilm")
@@ -62,9 +65,6 @@ def stored_responses(session: Session, bench: Benchmark, cfg: Mapping, *,
     """Distinct (candidates, response) pairs of the benchmark's scored submissions that need a
     judge, ordered by a digest of the response (a stable sample when ``limit`` cuts)."""
     from pathlib import Path
-
-    from leaderboard.server.models import LabelSet
-    from leaderboard.server.services import scoring_service as svc
 
     recorder = _Recorder()
     subs = session.scalars(select(Submission).where(
@@ -108,9 +108,6 @@ def report(session: Session, bench: Benchmark, cfg: Mapping, *, reference: str =
            judges=OFFLINE, limit: int = DEFAULT_LIMIT, fill: bool = False, cache=None) -> dict:
     """Agreement of each judge in ``judges`` with ``reference`` (module docstring). ``cache``:
     a bulk judge cache (default: the server's database cache in short transactions)."""
-    from leaderboard.server.db import get_db
-    from leaderboard.server.services.judge_cache import ShortSessionCache
-
     cache = cache if cache is not None else ShortSessionCache(get_db())
     ref_identity = judging.identity_for(reference, cfg)
     pairs = stored_responses(session, bench, cfg, limit=limit)

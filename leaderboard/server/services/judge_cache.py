@@ -16,6 +16,7 @@ from sqlalchemy import insert, select, tuple_
 from sqlalchemy.orm import Session
 
 from leaderboard.judges.cache import CacheKey
+from leaderboard.server.models import utcnow
 from leaderboard.server.models.judges import JudgeOutput
 
 #: keys per SELECT (bounded IN lists: SQLite's variable limit, plan size)
@@ -65,7 +66,6 @@ class DbJudgeCache:
                 from sqlalchemy.dialects.sqlite import insert as dialect_insert
             else:
                 from sqlalchemy.dialects.postgresql import insert as dialect_insert
-            from leaderboard.server.models import utcnow
             now = utcnow()
             for start in range(0, len(rows), CHUNK):
                 stmt = dialect_insert(JudgeOutput).values(

@@ -24,6 +24,9 @@ from sqlalchemy.orm import Session
 
 from leaderboard.judges.base import Judge, JudgeError
 from leaderboard.judges.registry import JUDGES, LEGACY, get_judge
+from leaderboard.server.access import audit
+from leaderboard.server.access.admins import require_admin
+from leaderboard.server.errors import ServiceError
 from leaderboard.server.models import Benchmark, Submission
 
 JUDGING_STATES = ("queued", "running", "done", "failed")
@@ -143,10 +146,7 @@ def set_official_judge(session: Session, actor, bench: Benchmark, identity: str,
     """Make ``identity`` the benchmark's official judge (one of `judge_choices`), audited, and
     mark every scored prediction submission for re-judging. Returns their ids: the caller commits,
     then enqueues each (`leaderboard.server.jobs.judging.enqueue_judging`) and invalidates the boards."""
-    from leaderboard.server.access import admin_ops, audit
-    from leaderboard.server.services import ServiceError
-
-    admin_ops.require_admin(actor)
+    require_admin(actor)
     choices = judge_choices(cfg)
     if identity not in choices:
         raise ServiceError(f"judge must be one of {choices}, got {identity!r}")

@@ -16,9 +16,9 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from leaderboard.server.access.visibility import notice_visible
+from leaderboard.server.errors import NotFound
 from leaderboard.server.models import Submission, User, utcnow
 from leaderboard.server.models.notices import NOTICE_KINDS, Notice
-from leaderboard.server.services import NotFound
 
 #: at most this many notices are listed (newest first); older ones stay until dismissed
 LIST_LIMIT = 50

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from leaderboard.server.access import audit
 from leaderboard.server.models import User
 from leaderboard.server.models.identity import Person
-from leaderboard.server.services import Forbidden, ServiceError
+from leaderboard.server.errors import Forbidden, ServiceError
 
 MAX_NOTE = 2000
 

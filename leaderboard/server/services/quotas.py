@@ -27,10 +27,11 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from leaderboard.core.packs import HELD_OUT_SPLITS
+from leaderboard.server.errors import ServiceError
 from leaderboard.server.models import Benchmark, QuotaUsage, Submission, User, utcnow
 from leaderboard.server.models.challenges import PhaseUsage
 from leaderboard.server.models.identity import Person
-from leaderboard.server.services import ServiceError
+from leaderboard.server.services.challenges.timeline import covering, phase_at
 from leaderboard.server.services.persons import person_account_ids
 
 
@@ -86,8 +87,6 @@ def quota_limit(bench: Benchmark, split: str, default: QuotaRules | int) -> int 
 def _day_limit(session: Session, bench: Benchmark, split: str, default, now) -> int | None:
     """Today's limit on ``split``: an open challenge phase's daily quota (on the phase's split),
     else the benchmark's (issue 12)."""
-    from leaderboard.server.services.challenges import covering, phase_at
-
     now = now or utcnow()
     ch = covering(session, bench.id, now)
     phase = phase_at(ch, now) if ch is not None else None
@@ -190,8 +189,6 @@ def take_quota_or_raise(session: Session, user: User, bench: Benchmark, *, split
     of the phase's cap, atomically in the caller's transaction; raise 429 with what is left
     otherwise (the caller rolls back, which gives back whichever unit was taken). Returns the
     open phase (None outside challenges): the submission records it (``phase_id``)."""
-    from leaderboard.server.services.challenges import covering, phase_at
-
     if not take_quota(session, user.team_id, bench, split=split, default=default_quota,
                       now=now):
         raise quota_error(bench, split, quota_status(session, user.team_id, bench, split=split,

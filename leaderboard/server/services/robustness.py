@@ -19,6 +19,7 @@ from leaderboard.core.packs import parse_meta
 from leaderboard.core.robustness.config import RobustnessConfig, parse_config
 from leaderboard.core.robustness.layout import MANIFEST
 from leaderboard.server.access import audit
+from leaderboard.server.errors import NotFound, ServiceError
 from leaderboard.server.models import Benchmark, Submission, User, utcnow
 from leaderboard.server.models.robustness import (
     RobustnessBudget,
@@ -26,7 +27,6 @@ from leaderboard.server.models.robustness import (
     RobustnessRun,
     RobustnessScore,
 )
-from leaderboard.server.services import NotFound, ServiceError
 
 #: limits an admin may set (``set_budget``)
 BUDGET_BOUNDS = {"max_conditions": (1, 500), "max_items": (1, 100_000),

@@ -23,9 +23,9 @@ from sqlalchemy.orm import Session
 from leaderboard.core.errors import PredictionError, ProblemList
 from leaderboard.core.packs import HELD_OUT_SPLITS
 from leaderboard.core.robustness.layout import read_manifest
+from leaderboard.server.errors import Forbidden, ServiceError
 from leaderboard.server.models import Benchmark, Submission, User, utcnow
 from leaderboard.server.models.robustness import RobustnessRun
-from leaderboard.server.services import Forbidden, ServiceError
 from leaderboard.server.services import robustness as svc
 
 NAME = "robustness predictions"

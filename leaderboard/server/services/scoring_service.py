@@ -23,12 +23,16 @@ from sqlalchemy.orm import Session
 
 from leaderboard.core.errors import PredictionError
 from leaderboard.core.packs import Pack, load_pack
+from leaderboard.core.predictions import validate_predictions
 from leaderboard.core.records import ScoreResult
+from leaderboard.core.scoring import score_validated
 from leaderboard.server import labels_crypto
 from leaderboard.server.models import Benchmark, LabelSet, Score, Submission, utcnow
+from leaderboard.server.services import notices
 from leaderboard.server.services.curves import store_curves
 from leaderboard.server.services.idempotency import release as release_keys
 from leaderboard.server.services.submissions import mark_failed, refund_quota
+from leaderboard.server.services.wrong_file import guess_owner
 
 log = logging.getLogger(__name__)
 
@@ -196,9 +200,6 @@ def compute(claim: Claim, *, label_keys, judge=None, phases: Phases | None = Non
     mistake); anything else is a platform failure. ``judge``: see `score_predictions` (the
     judge job passes a `leaderboard.judges.caching.CachingJudge`). ``phases`` records the time
     of ``load_labels``, ``parse`` and ``score``."""
-    from leaderboard.core.predictions import validate_predictions
-    from leaderboard.core.scoring import score_validated
-
     phases = phases or Phases()
     with phases.phase("load_labels"):
         pack, labels = load_tables(claim, label_keys=label_keys, phases=phases)
@@ -238,8 +239,6 @@ def store_result(session: Session, submission_id: int, result: ScoreResult) -> i
         notes.append("plots are unavailable for this submission (curve data was rejected)")
     sub.notes_json = {"notes": notes, "pending": list(result.pending),
                       "covered": list(result.covered)}
-    from leaderboard.server.services import notices
-
     notices.for_submission(session, sub, "submission.scored",
                            f"Submission #{sub.id} ({sub.method_name}) on "
                            f"{sub.benchmark.title or sub.benchmark.key} ({sub.split}) "
@@ -254,8 +253,6 @@ def record_invalid(session: Session, submission_id: int, err: PredictionError) -
     An uploaded file that fails validation does not count toward the quota (only scored work
     does, issue 12); predictions written by a container that ran still count (the run was work).
     """
-    from leaderboard.server.services.wrong_file import guess_owner
-
     session.execute(delete(Score).where(Score.submission_id == submission_id))
     sub = session.get(Submission, submission_id)
     hint = guess_owner(session, list(err.unknown_ids), benchmark_id=sub.benchmark_id,

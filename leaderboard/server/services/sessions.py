@@ -24,9 +24,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from leaderboard.server.errors import NotFound
 from leaderboard.server.models import User, utcnow
 from leaderboard.server.models.sessions import LoginSession
-from leaderboard.server.services import NotFound
 
 KEY_PREFIX = "ls_"
 TOUCH_EVERY = timedelta(minutes=1)

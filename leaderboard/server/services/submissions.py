@@ -26,9 +26,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, object_session
 
 from leaderboard.core.errors import ProblemList
+from leaderboard.server.errors import Forbidden, NotFound, ServiceError
 from leaderboard.server.models import Benchmark, Submission, User, utcnow
-from leaderboard.server.services import Forbidden, NotFound, ServiceError
+from leaderboard.server.services import notices
 from leaderboard.server.services.benchmarks import get_benchmark
+from leaderboard.server.services.eligibility import check_split
 from leaderboard.server.services.quotas import (  # noqa: F401  (callers import them from here)
     QuotaRules,
     QuotaStatus,
@@ -96,8 +98,6 @@ def mark_failed(sub: Submission, reason: str, *, detail: dict | None,
     sub.failure_detail = detail
     session = object_session(sub)
     if session is not None:  # the team reads it on its pages (issue 21)
-        from leaderboard.server.services import notices
-
         notices.for_submission(session, sub, "submission.failed",
                                f"Submission #{sub.id} ({sub.method_name}) failed: {reason}")
 
@@ -157,8 +157,8 @@ def check_request(session: Session, *, user: User, benchmark: str, split: str,
                   paper_url: str, code_url: str) -> tuple[Benchmark, dict]:
     """The checks every submission kind makes before reading its body: fields (400), a team
     (403), open submissions (403), the running challenge's rules (403), the agreement for a
-    held-out split (403, `leaderboard.server.access.submitting`), quota and phase cap left
-    (429). Returns the benchmark and the cleaned fields."""
+    held-out split (403), quota and phase cap left (429): `services.eligibility.check_split`.
+    Returns the benchmark and the cleaned fields."""
     bench = get_benchmark(session, benchmark)
     fields = {"method_name": (method_name or "").strip(),
               "description": (description or "").strip(),
@@ -171,17 +171,8 @@ def check_request(session: Session, *, user: User, benchmark: str, split: str,
         raise Forbidden("join or create a team before submitting: quotas and boards are per team")
     if not bench.submissions_open:
         raise Forbidden(f"submissions to {bench.key} are closed")
-    from leaderboard.server.access.submitting import check_submission_access
-    from leaderboard.server.services.challenges import check_submission
-    phase = check_submission(session, bench, split, user.team_id, now)  # the challenge's rules
-    check_submission_access(session, user, bench, split, now=now)
-    # fail fast, before reading a large body; both are taken atomically later
-    status = quota_status(session, user.team_id, bench, split=split, default=default_quota,
-                          now=now)
-    if status.left == 0:
-        raise quota_error(bench, split, status)
-    if phase is not None and phase_left(session, user.team_id, phase) == 0:
-        raise phase_cap_error(phase)
+    # fail fast, before reading a large body; both quota units are taken atomically later
+    check_split(session, user, bench, split, default_quota=default_quota, now=now)
     return bench, fields
 
 

@@ -11,8 +11,8 @@ from sqlalchemy.orm import Session
 from leaderboard.core.errors import ProblemList
 from leaderboard.server import security
 from leaderboard.server.access import audit
+from leaderboard.server.errors import NotFound, ServiceError
 from leaderboard.server.models import Team, User
-from leaderboard.server.services import NotFound, ServiceError
 
 
 def _already(user: User) -> ServiceError:

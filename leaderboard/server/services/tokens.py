@@ -6,8 +6,8 @@ from sqlalchemy.orm import Session
 
 from leaderboard.core.errors import ProblemList
 from leaderboard.server import security
+from leaderboard.server.errors import NotFound, ServiceError
 from leaderboard.server.models import ApiToken, User, utcnow
-from leaderboard.server.services import NotFound, ServiceError
 
 MAX_TOKENS = 20
 

@@ -28,7 +28,7 @@ from leaderboard.server import labels_crypto, security
 from leaderboard.server.access import audit
 from leaderboard.server.models import User, utcnow
 from leaderboard.server.models.identity import RecoveryCode, UserTotp
-from leaderboard.server.services import ServiceError
+from leaderboard.server.errors import ServiceError
 
 RECOVERY_CODES = 10
 STEP_S = 30

@@ -14,6 +14,7 @@ import logging
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from leaderboard.core.packs import load_pack
 from leaderboard.server.models import Benchmark
 
 log = logging.getLogger(__name__)
@@ -24,8 +25,6 @@ MIN_SHARE = 0.5
 
 @functools.lru_cache(maxsize=16)
 def _ids(pack_path: str, split: str) -> frozenset[str]:
-    from leaderboard.core.packs import load_pack
-
     return frozenset(str(i) for i in load_pack(pack_path).items(split).ids)
 
 

@@ -27,10 +27,10 @@ from sqlalchemy.orm import Session
 
 from leaderboard.core.transparency import receipts
 from leaderboard.core.transparency.canonical import digest
-from leaderboard.core.transparency.signing import Signer
+from leaderboard.core.transparency.signing import Signer, format_time
 from leaderboard.server.models import Benchmark, Score, Submission, Team
 from leaderboard.server.models.containers import ContainerRun
-from leaderboard.server.models.transparency import ReceiptState
+from leaderboard.server.models.transparency import LogEntry, ReceiptState
 from leaderboard.server.transparency.log import Appender
 
 #: pack digests by (pack path, split, stat of both files): hashing items.jsonl once per process
@@ -129,8 +129,6 @@ def _input(session: Session, sub: Submission) -> dict:
 
 
 def _time(t: datetime | None) -> str | None:
-    from leaderboard.core.transparency.signing import format_time
-
     return None if t is None else format_time(t)
 
 
@@ -296,15 +294,11 @@ def candidates_of_benchmark(session: Session, benchmark_id: int) -> list[int]:
 
 def latest_receipt(session: Session, sub_id: int) -> str | None:
     """The submission's last receipt (canonical JSON), or None when it has none."""
-    from leaderboard.server.models.transparency import LogEntry
-
     return session.scalar(select(LogEntry.data).where(LogEntry.submission_id == sub_id)
                           .order_by(LogEntry.idx.desc()).limit(1))
 
 
 def receipt_indexes(session: Session, sub_id: int) -> list[int]:
-    from leaderboard.server.models.transparency import LogEntry
-
     return [int(i) for i in session.scalars(select(LogEntry.idx).where(
         LogEntry.submission_id == sub_id).order_by(LogEntry.idx))]
 

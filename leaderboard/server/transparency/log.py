@@ -18,8 +18,8 @@ from sqlalchemy.orm import Session
 
 from leaderboard.core.transparency import merkle, receipts
 from leaderboard.core.transparency.signing import Signer
+from leaderboard.server.errors import NotFound, ServiceError
 from leaderboard.server.models.transparency import LogEntry, LogNode
-from leaderboard.server.services import NotFound, ServiceError
 
 #: pg_advisory_xact_lock key of the log (any constant the app uses nowhere else)
 LOCK_KEY = 0x6C6F675F  # "log_"

@@ -13,8 +13,39 @@ from typing import Any
 
 from flask import Flask
 
+from leaderboard.server import ops_counters
 from leaderboard.server import db as dbmod
 from leaderboard.server.config import REPO_ROOT, load_config
+from leaderboard.server.services import sessions
+from leaderboard.server.transparency import hook, keys
+from leaderboard.server.web import errors, hardening
+# every page module (importing admin, admin_builds and admin_judges attaches their routes to the
+# admin blueprint, which lives in admin_base, before it is registered)
+from leaderboard.server.web import (  # noqa: F401
+    access,
+    account,
+    admin,
+    admin_base,
+    admin_builds,
+    admin_challenges,
+    admin_identity,
+    admin_judges,
+    auth,
+    challenges,
+    compare,
+    ops,
+    participate,
+    public,
+    robustness,
+    submit,
+    team,
+    two_factor,
+)
+from leaderboard.server.web.api import bp as api_bp
+from leaderboard.server.web.api import docs as api_docs
+from leaderboard.server.web.api.transparency import wellknown
+from leaderboard.server.web.extensions import csrf, limiter, login_manager
+from leaderboard.server.web.inputs import install_converters
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -31,11 +62,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     _init_counters(app, db)
     _init_transparency(app, db)
     _init_extensions(app)
-    from leaderboard.server.web.inputs import install_converters
     install_converters(app)  # <int:...> bounded to the database's ids, before any route binds
     _register_blueprints(app)
 
-    from leaderboard.server.web import errors, hardening
     errors.register(app)
     hardening.init_app(app)  # security headers and rate limits
     return app
@@ -43,8 +72,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
 def _init_counters(app: Flask, db) -> None:
     """Keep the submission counters of ``/metrics`` as commits happen (with Redis)."""
-    from leaderboard.server import ops_counters
-
     conn = None
     if app.config.get("REDIS_URL"):
         import redis
@@ -58,8 +85,6 @@ def _init_counters(app: Flask, db) -> None:
 
 def _init_transparency(app: Flask, db) -> None:
     """Sign a receipt into the transparency log on every commit that changes a submission."""
-    from leaderboard.server.transparency import hook, keys
-
     try:
         keyring = keys.from_config(app.config)
     except ValueError as exc:
@@ -69,8 +94,6 @@ def _init_transparency(app: Flask, db) -> None:
 
 
 def _init_extensions(app: Flask) -> None:
-    from leaderboard.server.web.extensions import csrf, limiter, login_manager
-
     csrf.init_app(app)
     login_manager.init_app(app)
     limiter.init_app(app)
@@ -79,8 +102,6 @@ def _init_extensions(app: Flask) -> None:
     def _load_user(key: str):
         # the cookies carry a server-side session key, checked on every request (logout,
         # a password change or a disabled account end it): leaderboard.server.services.sessions
-        from leaderboard.server.services import sessions
-
         session = dbmod.get_session()
         user = sessions.user_for_key(session, key)
         if user is not None and user.login_touched:
@@ -89,33 +110,6 @@ def _init_extensions(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
-    # The admin blueprint lives in admin_base; importing admin, admin_builds, admin_identity and
-    # admin_judges attaches their routes to it before it is registered.
-    from leaderboard.server.web import (  # noqa: F401
-        access,
-        account,
-        admin,
-        admin_base,
-        admin_builds,
-        admin_challenges,
-        admin_identity,
-        admin_judges,
-        api_docs,
-        auth,
-        challenges,
-        compare,
-        ops,
-        participate,
-        public,
-        robustness,
-        submit,
-        team,
-        two_factor,
-    )
-    from leaderboard.server.web.api import bp as api_bp
-    from leaderboard.server.web.api.transparency import wellknown
-    from leaderboard.server.web.extensions import csrf
-
     csrf.exempt(api_bp)  # token-authenticated; browsers never send the token by themselves
     for bp in (auth.bp, account.bp, team.bp, submit.bp, api_bp, public.bp, access.bp,
                admin_base.bp, ops.bp, challenges.bp, api_docs.bp, participate.bp, compare.bp,

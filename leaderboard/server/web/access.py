@@ -1,7 +1,7 @@
 """Data access pages: read a benchmark's agreement, sign it, follow the request, download.
 
 Download links are minted fresh on every page view (they expire within minutes) and only when the
-gate allows; the download view asks the gate again (`leaderboard.server.access.downloads.authorize`).
+gate allows; the download view asks the gate again (`leaderboard.server.services.downloads.authorize`).
 """
 from __future__ import annotations
 
@@ -17,12 +17,14 @@ from flask import (
 )
 from flask_login import current_user, login_required
 
-from leaderboard.server.access import agreements, archives, audit, downloads
-from leaderboard.server.access.downloads import DownloadRefused, Target
+from leaderboard.server.access import agreements, audit
 from leaderboard.server.access.gate import can_access, latest_request
 from leaderboard.server.db import get_session
-from leaderboard.server.services import ServiceError
+from leaderboard.server.errors import ServiceError
+from leaderboard.server.services import archives, downloads
 from leaderboard.server.services.benchmarks import get_benchmark, list_benchmarks
+from leaderboard.server.services.downloads import DownloadRefused, Target
+from leaderboard.server.web.public import render_markdown
 
 bp = Blueprint("access", __name__, url_prefix="/data")
 
@@ -72,8 +74,6 @@ def index():
 
 @bp.get("/<key>")
 def page(key: str):
-    from leaderboard.server.web.public import render_markdown
-
     session = get_session()
     bench = get_benchmark(session, key)
     req = state = None
@@ -107,7 +107,6 @@ def sign(key: str):
             flash(exc.message, "error")
             return redirect(url_for("access.page", key=key)), 303
         # re-rendered, not redirected: what was typed stays, and the bad fields are marked
-        from leaderboard.server.web.public import render_markdown
         req = latest_request(session, current_user.id, bench.id)
         return render_template(
             "access/page.html", bench=bench, agreement=render_markdown(bench.agreement_md),

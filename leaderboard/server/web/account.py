@@ -11,8 +11,9 @@ from flask_login import current_user, login_required, logout_user
 
 from leaderboard.server.access import audit
 from leaderboard.server.db import get_session
+from leaderboard.server.errors import ServiceError
 from leaderboard.server.models.sessions import LoginSession
-from leaderboard.server.services import ServiceError, accounts, sessions, tokens
+from leaderboard.server.services import accounts, sessions, tokens
 from leaderboard.server.web.auth import log_in
 
 bp = Blueprint("account", __name__, url_prefix="/account")

@@ -1,5 +1,5 @@
 """The admin console (admins only): access requests, users, teams, benchmarks, submissions,
-audit log. Views parse the form, call `leaderboard.server.access.decisions` / `admin_ops`, commit, and
+audit log. Views parse the form, call `leaderboard.server.services.decisions` / `admin_ops`, commit, and
 invalidate boards where a board changed. Every action is audited by the service it calls."""
 from __future__ import annotations
 
@@ -11,13 +11,16 @@ from sqlalchemy import func, select
 
 from leaderboard.core.errors import LeaderboardError
 from leaderboard.server import csvsafe
-from leaderboard.server.access import admin_ops, audit, decisions
+from leaderboard.server.access import audit
+from leaderboard.server.access.audit_display import agreement_versions, describe, version_label
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_session
+from leaderboard.server.errors import ServiceError
 from leaderboard.server.jobs.scoring import enqueue_scoring
+from leaderboard.server.jobs.status import queue_status
 from leaderboard.server.models import STATUSES, Benchmark, Submission, Team, User, utcnow
-from leaderboard.server.models.access import AccessRequest
-from leaderboard.server.services import ServiceError
+from leaderboard.server.models.access import AccessRequest, AuditEvent
+from leaderboard.server.services import admin_ops, decisions, overview
 from leaderboard.server.services.benchmarks import check_pack_path, get_benchmark, import_pack
 from leaderboard.server.web.admin_base import _back, _fail, _ip, bp, progress_wants_json
 from leaderboard.server.web.inputs import DB_INT_MAX, int_param
@@ -41,9 +44,6 @@ def _expiry(days: str | None):
 def home():
     """The overview: pending agreement requests, recent failures, the queue (depth, workers
     alive; "inline" without Redis), submissions per day, totals. ``?format=json`` for scripts."""
-    from leaderboard.server.jobs.status import queue_status
-    from leaderboard.server.services import overview
-
     s = get_session()
     data = {"pending": overview.pending_requests(s), "failures": overview.recent_failures(s),
             "in_flight": overview.in_flight(s), "per_day": overview.per_day(s),
@@ -74,8 +74,6 @@ def requests_():
     total = s.scalar(select(func.count()).select_from(stmt.subquery()))
     rows = s.scalars(stmt.order_by(AccessRequest.id.desc()).offset((page - 1) * PER_PAGE)
                      .limit(PER_PAGE)).all()
-    from leaderboard.server.access.audit_display import agreement_versions, version_label
-
     versions = agreement_versions(s)
     return render_template("admin/requests.html", rows=rows, status=status, bench_key=bench_key,
                            version_of=lambda r: version_label(versions, r.benchmark_id,
@@ -327,12 +325,9 @@ def audit_log():
                                 offset=(page - 1) * PER_PAGE)
     next_url = (url_for("admin.audit_log", **{**request.args.to_dict(), "page": page + 1})
                 if total > page * PER_PAGE else None)
-    from leaderboard.server.models.access import AuditEvent
     # the filter is a prefix: offer each family of actions ("access", "admin", "auth", ...)
     actions = sorted({a.split(".")[0] for a in get_session().scalars(
         select(AuditEvent.action).distinct())})
-    from leaderboard.server.access.audit_display import describe
-
     return render_template("admin/audit.html", events=describe(get_session(), events),
                            total=total, next_url=next_url, args=request.args, actions=actions)
 

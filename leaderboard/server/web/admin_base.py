@@ -9,9 +9,14 @@ from flask import Blueprint, current_app, flash, redirect, request, url_for
 from flask_login import current_user
 
 from leaderboard.core.errors import LeaderboardError
-from leaderboard.server.access import admin_ops, audit
+from leaderboard.server.access import audit
+from leaderboard.server.access.admins import require_admin
+from leaderboard.server.access.audit_display import label_for
+from leaderboard.server.access.holders import team_holders
 from leaderboard.server.db import get_session
-from leaderboard.server.services import ServiceError, two_factor
+from leaderboard.server.errors import ServiceError
+from leaderboard.server.services import two_factor
+from leaderboard.server.services.benchmarks import get_benchmark
 from leaderboard.server.web.inputs import safe_next
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -21,7 +26,7 @@ bp = Blueprint("admin", __name__, url_prefix="/admin")
 def _admins_only():
     if not current_user.is_authenticated:
         return current_app.login_manager.unauthorized()
-    admin_ops.require_admin(current_user)  # 403 for everyone else
+    require_admin(current_user)  # 403 for everyone else
     if current_app.config["ADMIN_REQUIRE_2FA"] and not two_factor.is_enabled(get_session(),
                                                                                current_user):
         flash("Administrators must set up two-factor sign-in before using the admin pages.",
@@ -58,8 +63,6 @@ def progress_wants_json() -> bool:
 def agreement_label(benchmark, version: str | None) -> str:
     """An agreement version as its number and date for any page (not its 64-character hash;
     `leaderboard.server.access.audit_display.label_for`)."""
-    from leaderboard.server.access.audit_display import label_for
-
     return label_for(get_session(), benchmark, version)
 
 
@@ -69,9 +72,6 @@ def agreement_holders_for(board: dict) -> dict[int, list[str]] | None:
     marker. Boards are cached for everyone: an admin's page is rendered for them alone."""
     if not (current_user.is_authenticated and current_user.is_admin):
         return None
-    from leaderboard.server.access.holders import team_holders
-    from leaderboard.server.services.benchmarks import get_benchmark
-
     session = get_session()
     return team_holders(session, get_benchmark(session, board["benchmark"]),
                         [r["team"]["id"] for r in board.get("rows", []) if r["team"]["id"]])

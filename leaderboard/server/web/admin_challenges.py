@@ -10,9 +10,9 @@ from sqlalchemy import select
 from leaderboard.server.access import audit
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_session
+from leaderboard.server.errors import ServiceError
 from leaderboard.server.models import Benchmark, utcnow
 from leaderboard.server.models.challenges import PHASE_PARTS
-from leaderboard.server.services import ServiceError
 from leaderboard.server.services import challenges as svc
 from leaderboard.server.services.benchmarks import get_benchmark
 from leaderboard.server.services.challenges.editing import PHASE_FIELDS

@@ -8,11 +8,11 @@ from __future__ import annotations
 from flask import flash, render_template, request
 from flask_login import current_user
 
-from leaderboard.server.access import admin_ops, decisions
 from leaderboard.server.access.audit_display import agreement_versions, version_label
 from leaderboard.server.access.agreements import request_fields
 from leaderboard.server.db import get_session
-from leaderboard.server.services import ServiceError, identity, persons
+from leaderboard.server.errors import ServiceError
+from leaderboard.server.services import admin_ops, decisions, identity, persons
 from leaderboard.server.web.admin_base import _back, _fail, _ip, bp
 from leaderboard.server.web.inputs import int_param
 

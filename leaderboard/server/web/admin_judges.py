@@ -16,8 +16,9 @@ from leaderboard.judges.base import JudgeError
 from leaderboard.server.access import audit
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_session
+from leaderboard.server.errors import ServiceError
 from leaderboard.server.jobs import judging as judge_jobs
-from leaderboard.server.services import ServiceError, judge_agreement, judging
+from leaderboard.server.services import judge_agreement, judging
 from leaderboard.server.services.benchmarks import get_benchmark
 from leaderboard.server.web.admin_base import _fail, bp, progress_wants_json
 

@@ -11,7 +11,8 @@ from flask_login import current_user, login_required, login_user, logout_user
 
 from leaderboard.server.access import audit
 from leaderboard.server.db import get_session
-from leaderboard.server.services import ServiceError, accounts, sessions, two_factor
+from leaderboard.server.errors import ServiceError
+from leaderboard.server.services import accounts, sessions, two_factor
 from leaderboard.server.web.extensions import limiter
 from leaderboard.server.web.inputs import safe_next
 

@@ -4,7 +4,7 @@ once it has finished), each phase's board, and the results export.
 
 A phase's board is ranked by the benchmark's board rules and frozen when the phase closes; the
 challenge is finished by the reconciler (`leaderboard.server.jobs.reconcile`) or an admin. These
-views only read. The JSON API mirrors them under ``/api/v1/challenges``.
+views only read. The JSON API mirrors them under ``/api/v1/challenges`` (`web/api/challenges.py`).
 """
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from flask import Blueprint, Response, json, jsonify, render_template, url_for
 
 from leaderboard.server.csvsafe import to_csv
 from leaderboard.server.db import get_session
+from leaderboard.server.errors import NotFound
 from leaderboard.server.models import utcnow
-from leaderboard.server.services import NotFound
 from leaderboard.server.services import challenges as svc
 from leaderboard.server.services.challenges.timeline import board_phase
-from leaderboard.server.web.api import bp as api_bp
+from leaderboard.server.web.public import render_markdown
 
 bp = Blueprint("challenges", __name__, url_prefix="/challenges")
 
@@ -40,8 +40,6 @@ def submit_link(ch) -> str | None:
 
 @bp.get("/<key>")
 def page(key: str):
-    from leaderboard.server.web.public import render_markdown
-
     session = get_session()
     ch = svc.get_challenge(session, key)
     shown = board_phase(ch)
@@ -84,25 +82,3 @@ def results_csv(key: str):
         "Content-Disposition": f'attachment; filename="{name}-results.csv"'})
 
 
-@api_bp.get("/challenges")
-def api_challenges():
-    """Every challenge: phases with UTC dates, state, and the number of final selections."""
-    return jsonify({"challenges": [svc.describe(c)
-                                   for c in svc.list_challenges(get_session())]})
-
-
-@api_bp.get("/challenges/<key>")
-def api_challenge(key: str):
-    """One challenge, with its frozen results once it has finished."""
-    ch = svc.get_challenge(get_session(), key)
-    return jsonify({**svc.describe(ch), "results": ch.results_json})
-
-
-@api_bp.get("/challenges/<key>/phases/<int:position>")
-def api_phase_board(key: str, position: int):
-    """One phase's board: the submissions made during the phase, ranked by the benchmark's
-    board rules, per task (values with CI and n, rank intervals); ``source`` says whether it
-    is live, frozen when the phase closed, or the challenge's final results."""
-    session = get_session()
-    ch = svc.get_challenge(session, key)
-    return jsonify(svc.phase_board(session, ch, svc.get_phase(ch, position)))

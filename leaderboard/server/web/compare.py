@@ -6,9 +6,9 @@ the board). Rate limited per caller and globally (`leaderboard.server.web.harden
 
 A comparison not yet cached is CPU work (up to ~0.15 s, perf/bench_compare.py). Under gevent
 workers it would stop every other request of the worker for that long, ``/healthz`` included,
-so `off_loop` runs it in gevent's native thread pool: the event loop keeps serving while numpy
-works (the interpreter switches threads every few milliseconds, and numpy's sorts and matrix
-products release the GIL).
+so `leaderboard.server.web.requests.off_loop` runs it in gevent's native thread pool: the
+event loop keeps serving while numpy works (the interpreter switches threads every few
+milliseconds, and numpy's sorts and matrix products release the GIL).
 """
 from __future__ import annotations
 
@@ -17,22 +17,11 @@ from flask_login import current_user
 
 from leaderboard.server.boards import service as boards
 from leaderboard.server.db import get_session
-from leaderboard.server.services import ServiceError
+from leaderboard.server.errors import ServiceError
 from leaderboard.server.services import compare as svc
+from leaderboard.server.web.requests import off_loop
 
 bp = Blueprint("compare", __name__)
-
-
-def off_loop(fn):
-    """``fn()``, in gevent's thread pool when this process runs gevent, else right here."""
-    try:
-        from gevent import get_hub
-        from gevent.monkey import is_module_patched
-    except ImportError:  # pragma: no cover - gevent comes with the server's requirements
-        return fn()
-    if not is_module_patched("threading"):
-        return fn()
-    return get_hub().threadpool.apply(fn)
 
 
 @bp.route("/compare/<key>/<split>")

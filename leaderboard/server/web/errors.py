@@ -23,7 +23,7 @@ from werkzeug.exceptions import HTTPException
 
 from leaderboard.core.errors import LeaderboardError
 from leaderboard.server.db import discard_session
-from leaderboard.server.services import ServiceError
+from leaderboard.server.errors import ServiceError
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from flask import Flask, request
 from werkzeug.routing import IntegerConverter
 
-from leaderboard.server.services import ServiceError
+from leaderboard.server.errors import ServiceError
 
 #: the largest value of the schema's ``integer`` columns (PostgreSQL int4)
 DB_INT_MAX = 2**31 - 1

@@ -31,8 +31,10 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from sqlalchemy import text
 
+from leaderboard.server import ops_counters as counters
 from leaderboard.server.db import get_db
 from leaderboard.server.jobs.queue import SCORING_QUEUE
+from leaderboard.server.models import STATUSES
 
 log = logging.getLogger(__name__)
 
@@ -216,9 +218,6 @@ class OpsCollector:
         """In-flight counts from an indexed query; finished counts and durations from the
         counters kept as commits happen (`leaderboard.server.ops_counters`) with Redis, else
         aggregated in the database. Never reads the finished rows themselves."""
-        from leaderboard.server import ops_counters as counters
-        from leaderboard.server.models import STATUSES
-
         by_status = GaugeMetricFamily("lb_submissions", "Submissions by status and kind",
                                       labels=["status", "kind"])
         hist = HistogramMetricFamily("lb_scoring_duration_seconds",

@@ -14,12 +14,17 @@ import orjson
 from flask import Blueprint, abort, current_app, render_template, send_file, url_for
 from flask_login import current_user
 
-from leaderboard.server.access.downloads import DownloadRefused
-from leaderboard.server.access.gate import can_access
+from leaderboard.core.baselines import baseline_rows
+from leaderboard.core.packs import load_pack
+from leaderboard.server.access.gate import can_access, latest_request
+from leaderboard.server.boards.cache import get_cache
 from leaderboard.server.config import REPO_ROOT
 from leaderboard.server.db import get_session
-from leaderboard.server.services import NotFound
+from leaderboard.server.errors import NotFound
+from leaderboard.server.models import utcnow
+from leaderboard.server.services import challenges
 from leaderboard.server.services.benchmarks import get_benchmark
+from leaderboard.server.services.downloads import DownloadRefused
 
 bp = Blueprint("participate", __name__)
 
@@ -31,11 +36,6 @@ def participation(session, key: str) -> dict:
     """What the "Participate" box on a benchmark page says to this visitor: each step of
     sign in -> team -> agreement -> access -> download -> submit, with where they stand, the
     sample-submission links (per task and split), the format of one row, and the challenge."""
-    from leaderboard.core.packs import load_pack
-    from leaderboard.server.access.gate import latest_request
-    from leaderboard.server.models import utcnow
-    from leaderboard.server.services import challenges
-
     bench = get_benchmark(session, key)
     meta = bench.meta_json or {}
     user = current_user if current_user.is_authenticated else None
@@ -51,7 +51,6 @@ def participation(session, key: str) -> dict:
         except Exception:  # noqa: BLE001 - the box still shows the steps without a format line
             return {}
 
-    from leaderboard.server.boards.cache import get_cache
     examples = get_cache().get_or_compute(key, ("example_rows", bench.version), make_examples)
     now = utcnow()
     ch = challenges.covering(session, bench.id, now) or next(
@@ -89,8 +88,6 @@ def starter_file(name: str):
 
 def sample_rows(pack, split: str, task: str):
     """Random but valid predictions for every item of ``task`` in ``split``."""
-    from leaderboard.core.baselines import baseline_rows
-
     task_of = pack.items(split).decoded("task")
     for i, row in enumerate(baseline_rows(pack, split, "random", seed=0)):
         if str(task_of[i]) == task:
@@ -106,8 +103,6 @@ def example_line(pack, split: str, task: str) -> str:
 
 @bp.get("/benchmarks/<key>/sample/<split>/<task>.jsonl")
 def sample(key: str, split: str, task: str):
-    from leaderboard.core.packs import load_pack
-
     session = get_session()
     bench = get_benchmark(session, key)
     meta = bench.meta_json or {}

@@ -13,19 +13,23 @@ from flask_login import current_user
 from markupsafe import Markup
 from sqlalchemy import func, select
 
+from leaderboard.judges.quality import load_summary
 from leaderboard.server.boards import reports
 from leaderboard.server.boards import service as boards
+from leaderboard.server.boards.analyses import vai_vs_accuracy
 from leaderboard.server.boards.plots import format_value
 from leaderboard.server.db import get_session
 from leaderboard.server.models import Benchmark, Submission, Team, User
+from leaderboard.server.services import activity
 from leaderboard.server.web.admin_base import agreement_holders_for
+from leaderboard.server.web.participate import participation
+from leaderboard.server.web.requests import PER_PAGE, board_args, lazy_session, page_args, page_of
+from leaderboard.server.web.robustness import submission_section
 
 bp = Blueprint("public", __name__)
 
 #: rows shown per board on the benchmark page, and per page on a board page
 PREVIEW_ROWS = 10
-PER_PAGE = 50
-MAX_PER_PAGE = 500
 
 
 @bp.app_template_filter("metric")
@@ -37,50 +41,6 @@ def render_markdown(text: str) -> Markup:
     """Markdown from a pack (or a team) rendered to HTML that nh3 has cleaned."""
     html = markdown.markdown(text or "", extensions=["tables", "fenced_code", "sane_lists"])
     return Markup(nh3.clean(html))
-
-
-def page_args(*, default_per_page: int = PER_PAGE) -> tuple[int, int]:
-    """(page, per_page) from the query string; bad values are a 400 naming them."""
-    from leaderboard.server.web.inputs import int_param
-    page = int_param("page", request.args.get("page"), default=1, low=1, high=10**6)
-    per_page = int_param("per_page", request.args.get("per_page"), default=default_per_page,
-                         low=1, high=MAX_PER_PAGE)
-    return page, per_page
-
-
-def board_args(key: str, task: str, split: str) -> dict:
-    """The board arguments a request asks for (shared by the HTML and JSON views)."""
-    return {"benchmark_key": key, "task": task, "split": split,
-            "modality": request.args.get("modality") or None,
-            "slice_key": request.args.get("slice") or None,
-            "mode": request.args.get("mode") or "team"}
-
-
-def page_of(b: dict) -> dict:
-    """The paging fields of a board page (`leaderboard.server.boards.service.board`)."""
-    return {"rows": b["rows"], "page": b["page"], "per_page": b["per_page"],
-            "total": b["total"], "pages": b["pages"]}
-
-
-def paginate(rows: list, page: int, per_page: int) -> dict:
-    total = len(rows)
-    pages = max(1, -(-total // per_page))
-    start = (page - 1) * per_page
-    return {"rows": rows[start:start + per_page], "page": page, "per_page": per_page,
-            "total": total, "pages": pages}
-
-
-class _LazySession:
-    """Stands in for the request session and opens it only when a cache miss needs the DB.
-
-    A cached board page then costs no session at all (measured: ~10% of a cached request).
-    """
-
-    def __getattr__(self, name):
-        return getattr(get_session(), name)
-
-
-lazy_session = _LazySession()
 
 
 def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = False,
@@ -112,8 +72,6 @@ def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = Fal
 def home():
     """The home page: its cards and lists are one fragment cached with the boards (cleared
     by `invalidate_boards`), so a request renders only the layout and the user's actions."""
-    from leaderboard.server.services import activity
-
     session = lazy_session
     # cached with the boards: a count over every submission per home request was the
     # page's largest cost (issue 16)
@@ -226,8 +184,6 @@ def benchmark(key: str):
                              "table": _board_fragment(args, 1, PREVIEW_ROWS, compact=True)})
     vai = []
     if "vai_mean" in info["metrics"]:  # VCT²: VAI of each generator vs detectors' accuracy
-        from leaderboard.server.boards.analyses import vai_vs_accuracy
-
         split = "test" if "test" in info["splits"] else info["splits"][0]
         part = ("private" if info["private_revealed"] else "public") if split == "test" else "all"
         vai = [{"split": split, "part": part, **v} for v in boards.get_cache().get_or_compute(
@@ -235,9 +191,7 @@ def benchmark(key: str):
             lambda: vai_vs_accuracy(session, key, split, part))]
     judge_quality = None
     if any(t["kind"] == "artifacts" for t in info["tasks"]):  # free text mapped by a judge
-        from leaderboard.judges.quality import load_summary
         judge_quality = load_summary()
-    from leaderboard.server.web.participate import participation
     return render_template("public/benchmark.html", info=info,
                            lead=Markup(desc["lead"]), description=Markup(desc["full"]),
                            sections=sections, modality=modality, vai=vai,
@@ -314,8 +268,6 @@ def _submission_or_404(submission_id: int) -> tuple[Submission, bool]:
 def submission(submission_id: int):
     sub, admin = _submission_or_404(submission_id)
     report = reports.submission_report(get_session(), sub, privileged=admin)
-    from leaderboard.server.web.robustness import submission_section
-
     return render_template("public/submission.html", sub=sub, report=report,
                            plots=[Markup(p["svg"]) for p in report["plots"]],
                            placement=_placement(sub),

@@ -1,12 +1,10 @@
-"""Robustness pages and API (issue 26): the board, a submission's run, admin budgets and builds.
+"""Robustness pages (issue 26): the board, a submission's run, admin budgets and builds.
 
-Thin views over `boards.robustness` and `services.robustness`:
+Thin views over `boards.robustness` and `services.robustness` (the JSON API of the same board
+and runs is `web/api/robustness.py`):
 
 * ``/benchmarks/<key>/robustness`` (``?task=&split=&modality=``): the board, the method (suites,
   levels, items), and the dev copies' download link for agreement holders;
-* ``/api/v1/robustness/<key>/<task>/<split>``: the same board as JSON;
-* ``/api/v1/submissions/<id>/robustness``: a visible submission's degraded run and records
-  (GET); a predictions team's opt-in upload for the dev copies (POST, `robustness_upload`);
 * ``/admin/robustness/<key>``: the budget form, build requests and the builds' progress
   (``?format=json`` for polling).
 """
@@ -16,40 +14,21 @@ from flask import Blueprint, current_app, jsonify, render_template, request, url
 from flask_login import current_user
 from markupsafe import Markup
 
-from leaderboard.server.access.downloads import Target, make_token
 from leaderboard.server.access.gate import can_access
 from leaderboard.server.access.visibility import can_see_submission
 from leaderboard.server.boards import robustness as rboards
 from leaderboard.server.boards.robustness_plot import severity_svg
 from leaderboard.server.db import get_session
+from leaderboard.server.errors import NotFound, ServiceError
+from leaderboard.server.jobs.robustness import enqueue_build
 from leaderboard.server.models import Submission
-from leaderboard.server.services import NotFound, ServiceError
 from leaderboard.server.services import robustness as svc
 from leaderboard.server.services.benchmarks import get_benchmark
+from leaderboard.server.services.downloads import Target, make_token
 from leaderboard.server.web.admin_base import _back, _fail, _ip, progress_wants_json
 from leaderboard.server.web.admin_base import bp as admin_bp
-from leaderboard.server.web.api import api_user
-from leaderboard.server.web.api import bp as api_bp
 
 bp = Blueprint("robustness", __name__)
-
-
-def _defaults(bench, task: str | None, split: str | None) -> tuple[str, str]:
-    meta = bench.meta_json or {}
-    tasks = [t["key"] for t in meta.get("tasks", [])]
-    splits = meta.get("splits", [])
-    task = task or (tasks[0] if tasks else "")
-    split = split or ("test" if "test" in splits else (splits[0] if splits else ""))
-    if task not in tasks:
-        raise NotFound(f"{bench.key} has no task {task!r}; tasks: {tasks}")
-    if split not in splits:
-        raise NotFound(f"{bench.key} has no split {split!r}; splits: {splits}")
-    return task, split
-
-
-def _method(bench) -> dict | None:
-    config = svc.config_of(bench)
-    return None if config is None else config.describe()
 
 
 def _dev_links(session, bench) -> list[dict]:
@@ -76,60 +55,12 @@ def _dev_links(session, bench) -> list[dict]:
 def board_page(key: str):
     session = get_session()
     bench = get_benchmark(session, key)
-    task, split = _defaults(bench, request.args.get("task"), request.args.get("split"))
+    task, split = rboards.task_and_split(bench, request.args.get("task"), request.args.get("split"))
     board = rboards.board(session, bench, task, split, request.args.get("modality") or None)
     return render_template("robustness/board.html", bench=bench, board=board,
-                           method=_method(bench), downloads=_dev_links(session, bench),
+                           method=rboards.method(bench), downloads=_dev_links(session, bench),
                            tasks=(bench.meta_json or {}).get("tasks", []),
                            splits=(bench.meta_json or {}).get("splits", []))
-
-
-@api_bp.get("/robustness/<key>/<task>/<split>")
-def api_board(key: str, task: str, split: str):
-    """The robustness board of a benchmark x task x split (``?modality=``) as JSON.
-
-    Rows: clean headline on the subset, the mean per degradation, the worst case and the mean
-    drop, each {value, ci_low, ci_high, n}, with the rank interval; plus the method statement."""
-    session = get_session()
-    bench = get_benchmark(session, key)
-    task, split = _defaults(bench, task, split)
-    board = rboards.board(session, bench, task, split, request.args.get("modality") or None)
-    return jsonify({**board, "method": _method(bench)})
-
-
-@api_bp.get("/submissions/<int:submission_id>/robustness")
-def api_submission(submission_id: int):
-    """A visible submission's degraded run (status, reason, method) and its robustness records."""
-    session = get_session()
-    sub = session.get(Submission, submission_id)
-    user = api_user(required=False)
-    if sub is None or not can_see_submission(user, sub):
-        raise NotFound(f"no submission {submission_id}")
-    return jsonify({"submission": sub.id, "robustness": svc.submission_robustness(session, sub)})
-
-
-@api_bp.post("/submissions/<int:submission_id>/robustness")
-def api_upload(submission_id: int):
-    """A predictions team's opt-in: ``file`` = JSONL rows with ``condition`` (dev copies)."""
-    from leaderboard.server.jobs.robustness_run import enqueue_scoring
-    from leaderboard.server.services.robustness_upload import accept_predictions
-
-    session = get_session()
-    user = api_user()
-    sub = session.get(Submission, submission_id)
-    if sub is None or not can_see_submission(user, sub):
-        raise NotFound(f"no submission {submission_id}")
-    upload = request.files.get("file")
-    if upload is None:
-        raise ServiceError("send the predictions as the multipart field 'file'")
-    cfg = current_app.config
-    run = accept_predictions(session, sub, user, upload.read(), data_dir=cfg["DATA_DIR"],
-                             max_bytes=int(cfg["MAX_UPLOAD_MB"]) * 1024 * 1024)
-    session.commit()
-    enqueue_scoring(sub.id)
-    session.expire_all()
-    return jsonify({"submission": sub.id, "robustness": svc.submission_robustness(
-        session, session.get(Submission, submission_id))}), 202
 
 
 def submission_section(session, sub: Submission) -> dict | None:
@@ -162,7 +93,7 @@ def robustness_admin(key: str):
         return jsonify({"benchmark": key, "builds": builds})
     return render_template("admin/robustness.html", bench=bench,
                            budget=svc.budget(session, bench), builds=builds,
-                           method=_method(bench), bounds=svc.BUDGET_BOUNDS)
+                           method=rboards.method(bench), bounds=svc.BUDGET_BOUNDS)
 
 
 @admin_bp.post("/robustness/<key>/budget")
@@ -182,8 +113,6 @@ def robustness_budget(key: str):
 
 @admin_bp.post("/robustness/<key>/build")
 def robustness_build(key: str):
-    from leaderboard.server.jobs.robustness import enqueue_build
-
     session = get_session()
     bench = get_benchmark(session, key)
     try:

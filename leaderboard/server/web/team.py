@@ -19,10 +19,10 @@ from flask import (
 from flask_login import current_user, login_required
 
 from leaderboard.server.access import audit
+from leaderboard.server.access.holders import member_agreements
 from leaderboard.server.db import get_session
-from leaderboard.server.services import ServiceError, invitations, notices, teams, tokens
-from leaderboard.server.web.api import api_user
-from leaderboard.server.web.api import bp as api_bp
+from leaderboard.server.errors import ServiceError
+from leaderboard.server.services import invitations, notices, teams, tokens
 
 bp = Blueprint("team", __name__, url_prefix="/team")
 
@@ -35,8 +35,6 @@ def _fail(exc: ServiceError):
 
 
 def _page(new_token: str | None = None, invite_link: str | None = None):
-    from leaderboard.server.access.holders import member_agreements
-
     session = get_session()
     team = current_user.team
     members = list(team.members) if team else [current_user._get_current_object()]
@@ -256,20 +254,3 @@ def revoke_token(token_id: int):
     return redirect(url_for("team.index"))
 
 
-@api_bp.get("/notices")
-def api_notices():
-    """Your notices (and your team's) not yet dismissed, newest first: agreement decisions and
-    submissions scored, failed, hidden or disqualified."""
-    user = api_user()
-    return jsonify({"notices": [notices.as_dict(n) for n in notices.active(get_session(),
-                                                                            user)]})
-
-
-@api_bp.post("/notices/<int:notice_id>/dismiss")
-def api_dismiss_notice(notice_id: int):
-    """Dismiss one notice (for every member of the team when it is the team's)."""
-    user = api_user()
-    session = get_session()
-    n = notices.dismiss(session, user, notice_id)
-    session.commit()
-    return jsonify(notices.as_dict(n) | {"dismissed_at": n.dismissed_at.isoformat()})

@@ -26,7 +26,8 @@ from flask_login import current_user, login_required
 from leaderboard.server.access import audit
 from leaderboard.server.db import get_session
 from leaderboard.server.models import User
-from leaderboard.server.services import ServiceError, two_factor
+from leaderboard.server.errors import ServiceError
+from leaderboard.server.services import two_factor
 from leaderboard.server.web.auth import PENDING, _landing, log_in
 from leaderboard.server.web.extensions import limiter
 from leaderboard.server.web.inputs import safe_next

@@ -41,8 +41,9 @@ from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 from werkzeug.sansio.multipart import Data, Epilogue, Field, File, MultipartDecoder, NeedData
 
 from leaderboard.core.errors import ProblemList
-from leaderboard.server.services import Forbidden, ServiceError
+from leaderboard.server.errors import Forbidden, ServiceError
 from leaderboard.server.web.inputs import UPLOAD_ENDPOINTS, BadInput, check_form, is_upload
+from leaderboard.server.web.requests import api_user
 
 #: form fields the services check before reading the file; they must precede it
 _BEFORE_FILE = ("benchmark", "split", "method_name")
@@ -70,7 +71,6 @@ def gate():
     if not is_upload():
         return None
     if request.endpoint == "api.create_submission":
-        from leaderboard.server.web.api import api_user
         user = api_user()  # 401 without a valid token
     elif not current_user.is_authenticated:
         return current_app.login_manager.unauthorized()

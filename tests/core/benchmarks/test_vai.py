@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from leaderboard.builders.vai import FEATURES, VaiModel, fit_vai, image_features, visual_ai_index
 from leaderboard.demo import images
+from leaderboard.features.vai import FEATURES, VaiModel, fit_vai, image_features, visual_ai_index
 
 
 def test_constant_image_features_by_hand():

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 import yaml
 
-from leaderboard.builders.vai import FEATURES, prepare_vai
 from leaderboard.core.benchmarks.base import Block, ScoringContext, TaskSpec
 from leaderboard.core.benchmarks.vct2 import SUBSET_GENERATORS, Vct2
 from leaderboard.core.packs import load_pack
 from leaderboard.demo import vct2 as demo
+from leaderboard.features.vai import FEATURES, prepare_vai
 
 TASK = TaskSpec("detection", "detection", ("image",), "mean_accuracy")
 

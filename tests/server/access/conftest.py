@@ -9,11 +9,11 @@ from datetime import timedelta
 
 import pytest
 
-from leaderboard.server.access import agreements, decisions, downloads
-from leaderboard.server.access.downloads import Target
+from leaderboard.server.access import agreements
 from leaderboard.server.models import Benchmark, Submission, User, utcnow
-from leaderboard.server.services import accounts, teams
+from leaderboard.server.services import accounts, decisions, downloads, teams
 from leaderboard.server.services.benchmarks import get_benchmark
+from leaderboard.server.services.downloads import Target
 
 PASSWORD = "correct horse battery"
 INTENDED = "Evaluating our synthetic-image detector for a research paper."

@@ -6,15 +6,16 @@ from datetime import timedelta
 
 import pytest
 
-from leaderboard.server.access import agreements, decisions
-from leaderboard.server.access.downloads import Target
+from .conftest import sign
+
+from leaderboard.server.access import agreements
 from leaderboard.server.access.gate import can_access
+from leaderboard.server.errors import ServiceError
 from leaderboard.server.models import User, utcnow
 from leaderboard.server.models.access import AccessRequest, Agreement
-from leaderboard.server.services import ServiceError
+from leaderboard.server.services import decisions
 from leaderboard.server.services.benchmarks import get_benchmark, import_pack
-
-from .conftest import sign
+from leaderboard.server.services.downloads import Target
 
 
 @pytest.fixture

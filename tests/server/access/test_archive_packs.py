@@ -12,13 +12,13 @@ import zipfile
 
 import pytest
 
+from .conftest import hidden_test_rows, leaks, login, sign
+
 from leaderboard.core.packs import load_pack
 from leaderboard.core.scoring import score_predictions
 from leaderboard.demo import BENCHMARKS
 from leaderboard.server.services.benchmarks import import_pack
 from tests.toolkit import make_console_script, run_line
-
-from .conftest import hidden_test_rows, leaks, login, sign
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def five_packs(tmp_path_factory):
 @pytest.fixture
 def member(app, five_packs):
     """All five imported; an approved member's logged-in client."""
-    from leaderboard.server.access import decisions
+    from leaderboard.server.services import decisions
     from leaderboard.server.services import accounts
 
     db = app.extensions["lb_db"]

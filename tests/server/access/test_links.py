@@ -9,11 +9,11 @@ import zipfile
 import pytest
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 
-from leaderboard.server.access import decisions, downloads
-from leaderboard.server.access.downloads import Target
-from leaderboard.server.models import User
-
 from .conftest import login
+
+from leaderboard.server.models import User
+from leaderboard.server.services import decisions, downloads
+from leaderboard.server.services.downloads import Target
 
 
 @pytest.fixture

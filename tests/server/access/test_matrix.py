@@ -3,9 +3,9 @@ submissions or admin pages, each with the expected status; and no response body 
 matrix carries a hidden test label."""
 from __future__ import annotations
 
-from leaderboard.server.access.downloads import Target
-
 from .conftest import PERSONAS, hidden_test_rows, leaks
+
+from leaderboard.server.services.downloads import Target
 
 GRANTED = {"approved", "other_team", "admin"}
 SIGNED_IN = set(PERSONAS) - {"anonymous"}

@@ -119,7 +119,7 @@ def test_modality_filter_and_one_modality_task(boards_app, boards_session, make)
 def test_bad_arguments_name_the_value(boards_app, boards_session, make):
     import pytest
 
-    from leaderboard.server.services import NotFound, ServiceError
+    from leaderboard.server.errors import NotFound, ServiceError
     make.benchmark()
     boards_session.commit()
     for kw, bad in [({"benchmark_key": "nope"}, "'nope'"), ({"task": "t9"}, "'t9'"),

@@ -226,7 +226,7 @@ def test_keyset_pages_follow_cursors_and_equal_pages_by_number(boards_app, board
     ServiceError naming it."""
     import pytest
 
-    from leaderboard.server.services import ServiceError
+    from leaderboard.server.errors import ServiceError
     s = boards_session
     bench = make.benchmark()
     for i in range(11):

@@ -21,9 +21,10 @@ from sqlalchemy.orm import Session
 from leaderboard.core.errors import ProblemList
 from leaderboard.core.packs import HELD_OUT_SPLITS
 from leaderboard.server.access import audit
+from leaderboard.server.access.admins import require_admin
+from leaderboard.server.errors import Forbidden, ServiceError
 from leaderboard.server.models import Benchmark, User, utcnow
 from leaderboard.server.models.challenges import PHASE_PARTS, Challenge, ChallengePhase
-from leaderboard.server.services import Forbidden, ServiceError
 from leaderboard.server.services.challenges.rules import DEFAULT_MAX_SELECTIONS
 from leaderboard.server.services.challenges.timeline import list_challenges, phase_state, window
 
@@ -33,12 +34,6 @@ PHASE_FIELDS = ("name", "split", "part", "opens_at", "closes_at", "daily_quota",
                 "max_submissions")
 #: fields an open phase may still change
 OPEN_PHASE_MUTABLE = ("name", "closes_at", "daily_quota", "max_submissions")
-
-
-def _require_admin(actor: User | None) -> None:
-    # the same rule as access.admin_ops.require_admin (imported there from services: no cycle)
-    if actor is None or not getattr(actor, "is_admin", False) or not actor.is_active:
-        raise Forbidden("administrators only")
 
 
 def _opt_int(problems: ProblemList, field: str, value) -> int | None:
@@ -154,7 +149,7 @@ def create_challenge(session: Session, actor: User, benchmark: Benchmark, *, key
     part "all" on a split without parts and "public" or "private" on a held-out split; the
     window must not overlap another challenge of the benchmark. Audited; the caller commits.
     """
-    _require_admin(actor)
+    require_admin(actor)
     problems = ProblemList()
     key = (key or "").strip().lower()
     if not _KEY_RE.match(key):
@@ -225,7 +220,7 @@ def update_challenge(session: Session, actor: User, ch: Challenge, *,
     field as ``phases[i].field`` (``i``: the place in ``phases``). One audit event per change;
     the caller commits, then invalidates the benchmark's boards.
     """
-    _require_admin(actor)
+    require_admin(actor)
     now = now or utcnow()
     if ch.finalized_at is not None:
         raise ServiceError(f"challenge {ch.key!r} finished on {_fmt(ch.finalized_at)}; its "
@@ -336,7 +331,7 @@ def _apply(session, actor, ch, plan, removed, *, title, n_sel, description_md, i
 
 def delete_challenge(session: Session, actor: User, ch: Challenge, *, ip: str = "") -> None:
     """Remove a challenge that has not finished (a finished one keeps its frozen results)."""
-    _require_admin(actor)
+    require_admin(actor)
     if ch.finalized_at is not None:
         raise ServiceError(f"challenge {ch.key!r} has finished; its results stay on record")
     audit.record(session, actor, "admin.challenge.delete", f"challenge:{ch.key}",

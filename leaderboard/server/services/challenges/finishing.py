@@ -16,9 +16,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from leaderboard.server.access import audit
+from leaderboard.server.errors import ServiceError
 from leaderboard.server.models import IN_FLIGHT, Submission, User, utcnow
 from leaderboard.server.models.challenges import Challenge, ChallengePhase
-from leaderboard.server.services import ServiceError
 from leaderboard.server.services.challenges.phase_boards import phase_results, shown_part
 from leaderboard.server.services.challenges.timeline import window
 

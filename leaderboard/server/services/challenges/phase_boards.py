@@ -21,10 +21,12 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from leaderboard.server.boards import standings
+from leaderboard.server.boards import intervals, standings
+from leaderboard.server.boards.cache import get_cache
 from leaderboard.server.models import Benchmark, Score, Submission, Team, utcnow
 from leaderboard.server.models.challenges import Challenge, ChallengePhase
 from leaderboard.server.services.challenges.timeline import phase_state
+from leaderboard.server.services.judging import board_judge, record_judge_allowed
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +55,6 @@ def phase_results(session: Session, ch: Challenge, phase: ChallengePhase, *,
     ``interval_rule`` and ``rows`` (``rank``, ``team``, ``team_id``, ``submission_id``,
     ``method_name``, ``selected``, ``created_at``, ``values`` per metric with value, CI and n,
     ``rank_interval``)."""
-    from leaderboard.server.services.judging import board_judge, record_judge_allowed
-
     bench = ch.benchmark
     meta = bench.meta_json or {}
     part = part or shown_part(phase, bench)
@@ -117,8 +117,6 @@ def _row(r: standings.RankedRow, columns: list[standings.Column]) -> dict:
 
 
 def _add_intervals(board: dict, task: dict, columns: list[standings.Column]) -> None:
-    from leaderboard.server.boards import intervals
-
     hib = next((c.higher_is_better for c in columns if c.metric == board["primary"]), True)
     try:
         found = intervals.board_intervals(task=task, part=board["part"], slice_key="",
@@ -137,8 +135,6 @@ def phase_board(session: Session, ch: Challenge, phase: ChallengePhase, *,
     """What a phase's board page shows: ``source`` "final" (the challenge's frozen results),
     "frozen" (frozen when the phase closed) or "live"; ``part``, ``frozen_at`` and ``tasks``
     (the boards of `phase_results`). A live board is cached with the benchmark's boards."""
-    from leaderboard.server.boards.cache import get_cache
-
     now = now or utcnow()
     base = {"challenge": ch.key, "position": phase.position, "name": phase.name,
             "split": phase.split, "phase_part": phase.part,

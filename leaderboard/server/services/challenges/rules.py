@@ -8,9 +8,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from leaderboard.server.access import audit
+from leaderboard.server.errors import Forbidden, ServiceError
 from leaderboard.server.models import Benchmark, Submission, User, utcnow
 from leaderboard.server.models.challenges import ChallengePhase
-from leaderboard.server.services import Forbidden, ServiceError
 from leaderboard.server.services.challenges.timeline import covering, phase_at, window
 
 #: final selections per team, benchmark and split when no challenge says otherwise

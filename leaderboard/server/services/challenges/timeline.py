@@ -7,9 +7,9 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from leaderboard.server.errors import NotFound
 from leaderboard.server.models import Benchmark, utcnow
 from leaderboard.server.models.challenges import Challenge, ChallengePhase
-from leaderboard.server.services import NotFound
 
 
 def get_challenge(session: Session, key: str) -> Challenge:

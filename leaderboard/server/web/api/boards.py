@@ -12,8 +12,9 @@ from flask import Response, current_app, json, jsonify, request, stream_with_con
 from leaderboard.server.boards import service as boards
 from leaderboard.server.boards.intervals import TOP as INTERVAL_TOP
 from leaderboard.server.csvsafe import to_csv
-from leaderboard.server.web.api import bp
-from leaderboard.server.web.public import board_args, lazy_session, page_args
+from leaderboard.server.web.api.base import bp
+from leaderboard.server.web.api.openapi import build_document
+from leaderboard.server.web.requests import board_args, lazy_session, page_args
 
 _PUBLIC_INFO = ("key", "title", "version", "tasks", "modalities", "splits", "metrics",
                 "private_revealed", "submissions_open")
@@ -194,7 +195,6 @@ def index():
 @bp.get("/openapi.json")
 def openapi():
     """This API's OpenAPI 3.1 document."""
-    from leaderboard.server.web.api.openapi import build_document
     doc = current_app.extensions.get("lb_openapi")
     if doc is None:
         doc = current_app.extensions["lb_openapi"] = build_document(current_app)

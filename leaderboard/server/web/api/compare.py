@@ -9,10 +9,10 @@ from __future__ import annotations
 from flask import jsonify, request
 
 from leaderboard.server.db import get_session
-from leaderboard.server.services import ServiceError
+from leaderboard.server.errors import ServiceError
 from leaderboard.server.services import compare as svc
-from leaderboard.server.web.api import api_user, bp
-from leaderboard.server.web.compare import off_loop
+from leaderboard.server.web.api.base import bp
+from leaderboard.server.web.requests import api_user, off_loop
 
 
 @bp.get("/compare/<key>/<split>")

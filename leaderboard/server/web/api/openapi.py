@@ -7,9 +7,12 @@ silently miss an endpoint (a test checks that every rule is present).
 from __future__ import annotations
 
 import re
+import tomllib
+from importlib import metadata
 
 from flask import Flask
 
+from leaderboard.server.config import REPO_ROOT
 from leaderboard.server.web.inputs import DB_INT_MAX
 
 _CONVERTER = re.compile(r"<(?:(\w+):)?(\w+)>")
@@ -294,14 +297,9 @@ _PLACEHOLDER = re.compile(r"(?<![`\w])<(\w+)>(?![`\w])")
 def server_version() -> str:
     """The server's release: the installed distribution's version, else pyproject.toml's (a
     checkout run without ``pip install``)."""
-    from importlib import metadata
-
     try:
         return metadata.version("leaderboard")
     except metadata.PackageNotFoundError:
-        import tomllib
-
-        from leaderboard.server.config import REPO_ROOT
         try:
             with open(REPO_ROOT / "pyproject.toml", "rb") as fh:
                 return tomllib.load(fh)["project"]["version"]

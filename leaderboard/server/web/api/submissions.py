@@ -4,9 +4,14 @@ from __future__ import annotations
 from flask import jsonify, request, url_for
 
 from leaderboard.server.db import get_session
-from leaderboard.server.services import ServiceError, submissions
-from leaderboard.server.web.api import api_user, bp
+from leaderboard.server.errors import ServiceError
+from leaderboard.server.models.containers import container_status
+from leaderboard.server.services import submissions
+from leaderboard.server.services.headlines import headlines
+from leaderboard.server.web.api.base import bp
 from leaderboard.server.web.inputs import int_param
+from leaderboard.server.web.intake import accept_upload, was_replayed
+from leaderboard.server.web.requests import api_user
 
 
 @bp.post("/submissions")
@@ -15,8 +20,6 @@ def create_submission():
     code_url, is_public. Answers 202 with the status document (poll ``status_url``). With an
     ``Idempotency-Key`` header, a repeated upload answers the first one's submission (header
     ``Idempotent-Replayed: true``): safe to retry."""
-    from leaderboard.server.web.submit import accept_upload, was_replayed
-
     user = api_user()
     sub = accept_upload(user, request.form, request.files)
     body = submissions.status_dict(sub, owner=True)
@@ -37,11 +40,9 @@ def get_submission(submission_id: int):
     body["failure_lines"] = (submissions.failure_lines(sub)
                              if submissions.is_owner(sub, user) else [])
     if sub.status == "scored":  # the headline numbers, as on "my submissions" (the CLI prints them)
-        from leaderboard.server.services.headlines import headlines
         body["headline"] = headlines(get_session(), [sub]).get(sub.id, [])
         body["url"] = url_for("public.submission", submission_id=sub.id, _external=True)
     if sub.kind == "container" and submissions.is_owner(sub, user):
-        from leaderboard.server.models.containers import container_status
         body["container"] = container_status(sub, privileged=bool(user.is_admin))
     return jsonify(body)
 

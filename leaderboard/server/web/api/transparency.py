@@ -15,9 +15,9 @@ import orjson
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from leaderboard.server.db import get_session
-from leaderboard.server.services import NotFound
+from leaderboard.server.errors import NotFound, ServiceError
 from leaderboard.server.transparency import issue, log
-from leaderboard.server.web.api import bp
+from leaderboard.server.web.api.base import bp
 from leaderboard.server.web.inputs import int_param
 
 wellknown = Blueprint("wellknown", __name__)
@@ -47,7 +47,6 @@ def log_inclusion():
     entries (default: the current tree)."""
     index = int_param("index", request.args.get("index"), low=0, high=_BIG)
     if index is None:
-        from leaderboard.server.services import ServiceError
         raise ServiceError("give ?index=<the entry's log index>")
     size = int_param("size", request.args.get("size"), default=None, low=1, high=_BIG)
     return jsonify(log.inclusion(get_session(), index, size))
@@ -59,7 +58,6 @@ def log_consistency():
     current tree) extends the tree of ``?first=M``."""
     first = int_param("first", request.args.get("first"), default=None, low=0, high=_BIG)
     if first is None:
-        from leaderboard.server.services import ServiceError
         raise ServiceError("give ?first=<the tree size of the head you saved>")
     second = int_param("second", request.args.get("second"), default=None, low=0, high=_BIG)
     return jsonify(log.consistency(get_session(), first, second))

@@ -30,8 +30,8 @@ from sqlalchemy.orm import Session
 from leaderboard.core.packs import HELD_OUT_SPLITS
 from leaderboard.core.table import Table
 from leaderboard.server import labels_crypto
+from leaderboard.server.errors import NotFound
 from leaderboard.server.models import Benchmark, LabelSet
-from leaderboard.server.services import NotFound
 
 #: media are usually compressed already (png, mp4, wav): stored, not deflated again
 _STORED_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".gif", ".mp4", ".avi", ".webm", ".mov",

@@ -20,11 +20,13 @@ from pathlib import Path
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from sqlalchemy.orm import Session
 
-from leaderboard.server.access import archives, audit
+from leaderboard.server.access import audit
 from leaderboard.server.access.gate import can_access
+from leaderboard.server.errors import Forbidden, ServiceError
 from leaderboard.server.models import Benchmark, User
-from leaderboard.server.services import Forbidden, ServiceError
+from leaderboard.server.services import archives
 from leaderboard.server.services.benchmarks import get_benchmark
+from leaderboard.server.services.robustness_archive import robustness_archive
 
 SALT = "leaderboard.download.v1"
 KINDS = ("items", "media", "labels", "archive", "robustness")
@@ -156,8 +158,6 @@ def _resolve(session, bench, target: Target, *, data_dir, label_keys) -> tuple[P
                                         label_keys=label_keys)
         return path, f"{bench.key}-{target.split}-labels.jsonl"
     if target.kind == "robustness":
-        from leaderboard.server.access.robustness_archive import robustness_archive
-
         path = robustness_archive(session, bench, target.split, data_dir=data_dir,
                                   label_keys=label_keys)
         return path, path.name

@@ -10,17 +10,14 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from leaderboard.server.access import audit
+from leaderboard.server.access.admins import require_admin
+from leaderboard.server.errors import NotFound, ServiceError
 from leaderboard.server.models import IN_FLIGHT, Benchmark, Submission, User
-from leaderboard.server.services import Forbidden, NotFound, ServiceError, notices, sessions
+from leaderboard.server.services import notices, sessions
+from leaderboard.server.services.scoring_service import request_rescore
 
 MAX_DESCRIPTION = 100_000
 MAX_REASON = 2000
-
-
-def require_admin(actor: User | None) -> None:
-    if actor is None or not getattr(actor, "is_authenticated", False) or not actor.is_admin \
-            or not actor.is_active:
-        raise Forbidden("administrators only")
 
 
 def get_user(session: Session, user_id: int) -> User:
@@ -139,8 +136,6 @@ def rescore(session: Session, actor: User, subs: list[Submission], *, deadline_s
             ip: str = "", target: str = "") -> list[int]:
     """Put finished prediction submissions back in the queue; returns their ids. The caller
     commits, then enqueues each id (`leaderboard.server.jobs.scoring.enqueue_scoring`)."""
-    from leaderboard.server.services.scoring_service import request_rescore
-
     require_admin(actor)
     ids = []
     for sub in subs:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, render_template, send_from_directory
 
+from leaderboard.server.web.api.openapi import API_VERSION, server_version
+
 bp = Blueprint("api_docs", __name__, url_prefix="/api/docs")
 
 #: the files of the bundle the page uses
@@ -17,8 +19,6 @@ FILES = ("swagger-ui-bundle.js", "swagger-ui.css")
 
 @bp.get("/")
 def page():
-    from leaderboard.server.web.api.openapi import API_VERSION, server_version
-
     return render_template("api/docs.html", api_version=API_VERSION,
                            server_version=server_version())
 

@@ -5,7 +5,7 @@ Only dev copies ever leave the server: a held-out split's copies are read by the
 condition, degraded media, the manifest) plus each condition's ``labels.jsonl`` (the originals'
 labels of the subset, decrypted here: the copies on disk hold none), so the download link needs
 the dev-labels grant as well as items and media. Built once per copies key and label set, like
-every archive (`access.archives`).
+every archive (`services.archives`).
 """
 from __future__ import annotations
 
@@ -21,7 +21,10 @@ from leaderboard.core.packs import load_pack
 from leaderboard.core.robustness.scoring import condition_labels
 from leaderboard.core.table import Table
 from leaderboard.server import labels_crypto
-from leaderboard.server.access.archives import (
+from leaderboard.server.errors import NotFound
+from leaderboard.server.models import Benchmark
+from leaderboard.server.services import robustness as svc
+from leaderboard.server.services.archives import (
     _STORED_SUFFIXES,
     _build_once,
     _cache_dir,
@@ -30,9 +33,6 @@ from leaderboard.server.access.archives import (
     is_held_out,
     label_rows,
 )
-from leaderboard.server.models import Benchmark
-from leaderboard.server.services import NotFound
-from leaderboard.server.services import robustness as svc
 
 
 def robustness_archive(session: Session, bench: Benchmark, split: str, *,

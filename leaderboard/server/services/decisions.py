@@ -9,16 +9,17 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from leaderboard.server.access import audit
+from leaderboard.server.access.admins import require_admin
+from leaderboard.server.errors import NotFound, ServiceError
 from leaderboard.server.models import User, utcnow
 from leaderboard.server.models.access import AccessRequest
-from leaderboard.server.services import Forbidden, NotFound, ServiceError
+from leaderboard.server.services import notices
 
 MAX_REASON = 2000
 
 
 def _admin(user: User) -> None:
-    if not (user and user.is_admin and user.is_active):
-        raise Forbidden("only administrators decide access requests")
+    require_admin(user, "only administrators decide access requests")
 
 
 def get_request(session: Session, request_id: int) -> AccessRequest:
@@ -54,8 +55,6 @@ def _decide(session, admin, req, status, *, reason, expires_at, ip, now, action)
 
 def _notify(session, req, status, *, reason, expires_at) -> None:
     """The user who signed reads the decision on their team page (issue 21)."""
-    from leaderboard.server.services import notices
-
     name = req.benchmark.title or req.benchmark.key
     if status == "approved":
         until = f" until {expires_at:%Y-%m-%d %H:%M} UTC" if expires_at else ""
