@@ -39,7 +39,7 @@ def test_parse_int_accepts_ascii_and_bounds():
 
 
 # -- the routes that parsed with isdigit() / int() --------------------------------------------
-def test_a_cursor_with_non_ascii_digits_is_a_400(clients):  # noqa: F811
+def test_non_ascii_digits_in_cursors_and_ids_are_400s(clients):  # noqa: F811
     # "²".isdigit() is true and int("²") raised: a 500
     for cursor, (name, client) in itertools.product(
             ["%C2%B2.1.0.ab", "1.%C2%B2.0.ab", "%D9%A3.1.0.ab", "1.1.0.ab%C2%B2"],
@@ -50,9 +50,7 @@ def test_a_cursor_with_non_ascii_digits_is_a_400(clients):  # noqa: F811
         resp = client.get(f"/benchmarks/syncred/boards/detection/dev?cursor={cursor}")
         assert resp.status_code == 400, (name, resp.status_code)
         assert "cursor" in resp.get_data(as_text=True)
-
-
-def test_other_scripts_digits_are_not_ids(clients):  # noqa: F811
+    # other scripts' digits are not ids either (one fixture: its setup scores a submission)
     anon, admin = clients["anonymous"], clients["admin"]
     assert anon.get("/api/v1/submissions/1").status_code != 404
     # "٣" is a digit to Python's int() and \d; werkzeug's converter matched it as 3
