@@ -15,6 +15,7 @@ from leaderboard.core.transparency.signing import KeySet
 from leaderboard.server.access import admin_ops
 from leaderboard.server.jobs.scoring import score_submission
 from leaderboard.server.models import Score, Submission, User
+from leaderboard.verify.audit import walk
 from tests.server.conftest import make_config, redis_url  # noqa: F401  (fixture)
 from tests.transparency.conftest import make_admin, post_predictions
 
@@ -84,6 +85,14 @@ def test_hidden_before_first_scored_discloses_nothing_until_unhidden(
     assert shown["sealed_parts"] == [] and receipts.check_commitment(shown)
     assert shown["records_commitment"] == body["records_commitment"]
     assert {r["value"] for r in shown["records"]} >= values - {None}
+
+    # an auditor's walk of the log finds every signature, chain and commitment in order
+    size = client.get("/api/v1/log/head").get_json()["head"]["tree_size"]
+    _root, bodies, findings = walk(
+        lambda start: client.get(f"/api/v1/log/entries?start={start}").get_json()["entries"],
+        size, keys)
+    assert findings == [] and [b["event"] for b in bodies if b["submission"]["id"] == sid] == \
+        ["scored", "revealed", "unhidden"]
 
     # hidden again after it was shown: what was shown stays shown (it was public)
     _admin(app, lambda s, a: admin_ops.set_hidden(s, a, s.get(Submission, sid), True))
