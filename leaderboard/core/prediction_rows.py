@@ -83,9 +83,12 @@ class RowCollector:
                 return
             rid = row["id"]
         if not isinstance(rid, str):
-            p.add("is null: every row needs its item's id (a string)" if "id" in row and
-                  rid is None else f"required, must be a string item id, got {describe(rid)}"
-                  if "id" in row else "required, must be a string item id", line=n, field="id")
+            if "id" not in row:
+                p.add("required, must be a string item id", line=n, field="id")
+            elif rid is None:
+                p.add("is null: every row needs its item's id (a string)", line=n, field="id")
+            else:
+                p.add(f"must be a string item id, got {describe(rid)}", line=n, field="id")
             return
         i = self.items.index.get(rid)
         if i is None:

@@ -59,7 +59,7 @@ def _problem(pack, tmp_path, bad: dict, field: str) -> str:
      '"response"'),
     ({"id": "dev-r0", "response": ["blur"]}, "response", "must be a string, got a list of 1 item"),
     ({"id": None, "label": "fake"}, "id", "is null: every row needs its item's id (a string)"),
-    ({"id": 7, "label": "fake"}, "id", "required, must be a string item id, got the number 7"),
+    ({"id": 7, "label": "fake"}, "id", "must be a string item id, got the number 7"),
 ])
 def test_messages_name_the_real_problem(pack, tmp_path, bad, field, message):
     assert _problem(pack, tmp_path, bad, field) == message
