@@ -8,8 +8,9 @@ root (5); with a saved head, the current head extends it (consistency proof, 6);
 and the predictions file, both are the ones the receipt names (8) and scoring them here gives
 the receipt's numbers exactly (7). Last, with a server, whether the log holds a later receipt of
 the same submission (`check_current`): a genuine but superseded receipt exits 11, naming the
-entry that superseded it and why (hidden, rescored, disqualified, ...). Judge-made records are compared only when the same judge is
-given (``--judge``); the others are recomputed with the server's code and seed.
+entry that superseded it and why (hidden, rescored, disqualified, ...). Judge-made records are
+compared only when the same judge is given (``--judge``); the others are recomputed with the
+server's code and seed.
 """
 from __future__ import annotations
 
