@@ -94,6 +94,25 @@ class PredictionError(LeaderboardError):
     unknown_ids: list[str] = []
 
 
+def describe(value) -> str:
+    """A JSON value as an error message names it: ``the string '0.7'``, ``the number 3``,
+    ``true``, ``null``, ``a list of 2 items``, ``an object``; so that "must be a number, got
+    the string '0.7'" says what is wrong, where ``str(value)`` would print ``0.7``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}" + ("..." if len(value) > 40 else "")
+    if isinstance(value, (int, float)):
+        return f"the number {str(value)[:40]}"
+    if isinstance(value, (list, tuple)):
+        return f"a list of {len(value)} item" + ("" if len(value) == 1 else "s")
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__}"
+
+
 def fail(cls: type[LeaderboardError], message: str, **where) -> LeaderboardError:
     """Build a one-problem error, e.g. ``raise fail(PackError, "missing", file="x.yaml")``."""
     problems = ProblemList()

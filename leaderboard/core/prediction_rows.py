@@ -11,7 +11,7 @@ import re
 import numpy as np
 
 from leaderboard.core.benchmarks.base import KIND_FIELDS
-from leaderboard.core.errors import ProblemList
+from leaderboard.core.errors import ProblemList, describe
 from leaderboard.core.extract import NOT_AN_OPTION
 from leaderboard.core.tridf_records import AuthorsRecords, is_authors_record
 
@@ -21,6 +21,16 @@ MAX_TEXT_CHARS = 100_000
 UNKNOWN_SAMPLE = 200
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _SPLIT_LETTERS = re.compile(r"[\s,;/]+")
+
+
+def _numeric(value) -> bool:
+    """Whether ``value`` is a string that reads as a number (a score written with quotes)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
 
 
 class RowCollector:
@@ -73,7 +83,12 @@ class RowCollector:
                 return
             rid = row["id"]
         if not isinstance(rid, str):
-            p.add("required, must be a string item id", line=n, field="id")
+            if "id" not in row:
+                p.add("required, must be a string item id", line=n, field="id")
+            elif rid is None:
+                p.add("is null: every row needs its item's id (a string)", line=n, field="id")
+            else:
+                p.add(f"must be a string item id, got {describe(rid)}", line=n, field="id")
             return
         i = self.items.index.get(rid)
         if i is None:
@@ -122,12 +137,20 @@ class RowCollector:
         if v is None:
             return None
         if not isinstance(v, str):
-            self.problems.add(f"must be a string, got {type(v).__name__}", line=n, field=name)
+            self.problems.add(f"must be a string, got {describe(v)}", line=n, field=name)
             return None
         if len(v) > MAX_TEXT_CHARS:
             self.problems.add(f"longer than {MAX_TEXT_CHARS} characters", line=n, field=name)
             return None
         return v
+
+    def _needs(self, n: int, row: dict, names: tuple[str, ...], what: str) -> None:
+        """A row that gives none of ``names``: the problem says which of them it gave as null
+        (``"response": null`` is a null response, not a missing one), on the first such field."""
+        nulls = [k for k in names if k in row and row[k] is None]
+        if nulls:
+            what = " and ".join(f"{k} is null" for k in nulls) + f": {what}"
+        self.problems.add(what, line=n, field=(nulls or names)[0])
 
     def _keep(self, i: int, name: str, value) -> None:
         if value is not None:
@@ -138,21 +161,24 @@ class RowCollector:
         if v is None:
             return
         if v not in ("fake", "real"):
-            self.problems.add(f'must be "fake" or "real", got {str(v)[:40]!r}', line=n,
+            self.problems.add(f'must be "fake" or "real", got {describe(v)}', line=n,
                               field="label")
             return
         self.col("label", np.int8, -1)[i] = 1 if v == "fake" else 0
 
     def _detection(self, i: int, n: int, row: dict) -> None:
         if row.get("label") is None and row.get("score") is None:
-            self.problems.add('a detection row needs "label" or "score" (or both)', line=n,
-                              field="label")
+            self._needs(n, row, ("label", "score"), 'a detection row needs "label" or "score" '
+                        "(or both)")
             return
         self._label(i, n, row)
         s = row.get("score")
         if s is not None:
-            if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s) \
-                    or not 0.0 <= s <= 1.0:
+            if isinstance(s, bool) or not isinstance(s, (int, float)):
+                self.problems.add(f"must be a number, got {describe(s)}"
+                                  + (" (write numbers without quotes)" if _numeric(s) else ""),
+                                  line=n, field="score")
+            elif not math.isfinite(s) or not 0.0 <= s <= 1.0:
                 self.problems.add(f"must be a number in [0, 1], got {str(s)[:40]}", line=n,
                                   field="score")
             else:
@@ -175,7 +201,8 @@ class RowCollector:
         ans, resp = row.get("answer"), self._text(n, row, "response")
         self._text(n, row, "rationale")
         if ans is None and resp is None:
-            self.problems.add('needs "answer" or "response"', line=n, field="answer")
+            if row.get("response") is None:  # else _text said why the response is unusable
+                self._needs(n, row, ("answer", "response"), 'needs "answer" or "response"')
             return None, False
         if ans is None:
             if "response" in self.keep_text:  # read again at scoring (TriDF: the TRIDENT kit)
@@ -199,7 +226,7 @@ class RowCollector:
             return
         v = ans.strip().lower() if isinstance(ans, str) else ans
         if v not in ("yes", "no"):
-            self.problems.add(f'must be "yes" or "no", got {str(ans)[:40]!r}', line=n,
+            self.problems.add(f'must be "yes" or "no", got {describe(ans)}', line=n,
                               field="answer")
             return
         col[i] = 1 if v == "yes" else 0
@@ -217,7 +244,7 @@ class RowCollector:
         v = ans.strip().upper() if isinstance(ans, str) else None
         if v not in opts:
             self.problems.add(f"must be one of this item's options {sorted(opts)}, got "
-                              f"{str(ans)[:40]!r}", line=n, field="answer")
+                              f"{describe(ans)}", line=n, field="answer")
             return
         col[i] = v
 
@@ -233,8 +260,8 @@ class RowCollector:
             if len(ans) == 1 and len(ans[0]) > 1 and ans[0].isalpha():
                 ans = list(ans[0])
         if not isinstance(ans, list) or not all(isinstance(a, str) for a in ans):
-            self.problems.add('must be a list of option letters, e.g. ["A", "C"]', line=n,
-                              field="answer")
+            self.problems.add('must be a list of option letters, e.g. ["A", "C"], got '
+                              f"{describe(ans)}", line=n, field="answer")
             return
         opts = self.options(i)
         bits = 0
@@ -254,6 +281,9 @@ class RowCollector:
         if resp is None:
             if "response" not in row:
                 self.problems.add("required for an explanation task", line=n, field="response")
+            elif row["response"] is None:
+                self.problems.add("is null: an explanation task needs the response text",
+                                  line=n, field="response")
             return
         self._keep(i, "response", resp)
 
@@ -261,8 +291,10 @@ class RowCollector:
         arts, resp = row.get("artifacts"), self._text(n, row, "response")
         self._text(n, row, "rationale")
         if arts is None and resp is None:
-            self.problems.add('needs "artifacts" (taxonomy keys) or "response"', line=n,
-                              field="artifacts")
+            if row.get("response") is not None:
+                return  # a response that is not usable text: _text said why
+            self._needs(n, row, ("artifacts", "response"),
+                        'needs "artifacts" (taxonomy keys) or "response"')
             return
         self._label(i, n, row)
         self._keep(i, "response", resp)
@@ -270,7 +302,8 @@ class RowCollector:
         self.col("self_mapped", bool, False)
         if arts is not None:
             if not isinstance(arts, list) or not all(isinstance(a, str) for a in arts):
-                self.problems.add("must be a list of artifact keys", line=n, field="artifacts")
+                self.problems.add(f"must be a list of artifact keys, got {describe(arts)}",
+                                  line=n, field="artifacts")
                 return
             unknown = [a for a in arts if a not in self.art_index]
             if unknown:

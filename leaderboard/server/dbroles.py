@@ -14,6 +14,11 @@ runs the migrations and owns every table, and the **application** role that web 
   the triggers of revisions 0003 and 0008 refuse UPDATE, DELETE and TRUNCATE to the owner too;
 * on ``log_entry`` and ``log_node`` (the transparency log, issue 27): the same, SELECT and
   INSERT only (revision 0016's triggers refuse UPDATE, DELETE and TRUNCATE to the owner too);
+* on ``receipt_state`` (each logged submission's salt and last receipt): SELECT, INSERT, and
+  UPDATE of the three columns the receipt chain moves on (``last_index``, ``state_digest``,
+  ``flags_json``; `leaderboard.server.transparency.issue`) only: no DELETE (a deleted row would
+  start the submission's chain afresh, with a new salt) and no change of a salt or of the
+  submission a row belongs to (issue 36);
 * ``alembic_version``: SELECT only.
 
 SQLite has no roles: `grant_app_role` refuses it.
@@ -28,6 +33,8 @@ _ROLE_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 #: tables the application may only read and append to
 APPEND_ONLY = ("audit_event", "log_entry", "log_node")
 READ_ONLY = ("alembic_version",)
+#: tables the application reads, appends to, and updates in these columns only
+APPEND_AND_UPDATE = {"receipt_state": ("last_index", "state_digest", "flags_json")}
 
 
 def grant_statements(role: str, database: str) -> list[str]:
@@ -47,6 +54,10 @@ def grant_statements(role: str, database: str) -> list[str]:
         stmts.append(f'REVOKE UPDATE, DELETE ON "{table}" FROM {r}')
     for table in READ_ONLY:
         stmts.append(f'REVOKE INSERT, UPDATE, DELETE ON "{table}" FROM {r}')
+    for table, columns in APPEND_AND_UPDATE.items():
+        stmts.append(f'REVOKE UPDATE, DELETE ON "{table}" FROM {r}')
+        cols = ", ".join(f'"{c}"' for c in columns)
+        stmts.append(f'GRANT UPDATE ({cols}) ON "{table}" TO {r}')
     return stmts
 
 

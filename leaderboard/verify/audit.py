@@ -7,8 +7,9 @@
    inserted or moved entry breaks one of these); the tree built from the entries has the head's
    root (and, with ``--from``, the saved head's root at the saved size; the server's consistency
    proof is checked too).
-3. A sealed receipt followed by the reveal of the same submission: the revealed records must be
-   those the sealed commitment fixed (no private value changed before the reveal).
+3. A sealed receipt followed by the reveal of the same submission (or its unhiding, when it
+   was hidden before it was first scored): the records now shown must be those the sealed
+   commitment fixed (no value changed while it was sealed).
 4. Every board (benchmark x task x split, overall, "all submissions" mode) rebuilt from the
    latest receipts (`leaderboard.core.transparency.boards`) and compared with the live board.
 
@@ -88,9 +89,13 @@ def walk(entries_pages, size: int, keys, *, saved: tuple[int, bytes] | None = No
                 sealed[sub] = body["records_commitment"]
             elif sub in sealed:
                 receipts.check_commitment(body)
-                if body["event"] == "revealed" and sealed[sub] != body["records_commitment"]:
-                    findings.append(f"entry {index}: submission {sub[1]}'s records at the "
-                                    "reveal are not those its sealed receipt committed to")
+                # the reveal, or the unhiding of a submission hidden before it was first
+                # scored (issue 36): the records shown are those the sealed receipt fixed
+                if body["event"] in ("revealed", "unhidden") \
+                        and sealed[sub] != body["records_commitment"]:
+                    findings.append(f"entry {index}: submission {sub[1]}'s records when "
+                                    f"{body['event']} are not those its sealed receipt "
+                                    "committed to")
                 del sealed[sub]
             running.append(merkle.leaf_hash(data))
             bodies.append(body)

@@ -2,7 +2,8 @@
 
 Each failure exits with its own code and says what did not match (docs/verify.md has the
 table): 2 malformed input, 3 bad signature, 4 unknown key, 5 not in the log, 6 log forked,
-7 scores differ, 8 wrong file, 9 server unreachable, 10 a board differs from the log.
+7 scores differ, 8 wrong file, 9 server unreachable, 10 a board differs from the log,
+11 superseded (the log holds a later receipt of the same submission).
 """
 from __future__ import annotations
 
@@ -19,13 +20,22 @@ DEFAULT_SERVER = "http://127.0.0.1:5000"
 
 
 def _exit(exc: Failure) -> None:
+    for line in getattr(exc, "lines", ()):  # what passed before (a superseded receipt)
+        click.echo(line)
     click.echo(f"FAILED ({exc.kind}): {exc}", err=True)
     sys.exit(exc.code)
 
 
 def _read_json(path: Path, what: str) -> dict:
+    """A JSON file (a saved head, a key set), refused as Malformed when it is larger or deeper
+    than `leaderboard.core.transparency.bounds` allows, before it is parsed."""
+    # lazy, as the commands' other imports: `bounds` loads numpy (0.3 s at start-up)
+    from leaderboard.core.transparency.bounds import MAX_FILE_BYTES, check_bounds
+
     try:
-        return json.loads(path.read_bytes())
+        with path.open("rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+        return json.loads(check_bounds(data, what=f"{what} {path}"))
     except (OSError, ValueError) as exc:
         raise Malformed(f"{path} is not a readable {what} (JSON): {exc}") from None
 
@@ -63,6 +73,7 @@ def verify_cmd(receipt: Path, server: str | None, keys_file: Path | None,
                predictions: Path | None, judge: str | None) -> None:
     """Verify a signed score receipt: signature, inclusion in the server's transparency log,
     consistency with a saved head, and (with --pack and --predictions) the scores."""
+    from leaderboard.core.transparency.bounds import MAX_FILE_BYTES
     from leaderboard.verify.receipt import verify
     from leaderboard.verify.remote import Server
 
@@ -70,7 +81,8 @@ def verify_cmd(receipt: Path, server: str | None, keys_file: Path | None,
         url = server or os.environ.get("LB_SERVER") or (None if keys_file else DEFAULT_SERVER)
         remote = None if url in (None, "none") else Server(url)
         try:
-            data = receipt.read_bytes()
+            with receipt.open("rb") as fh:  # no further than the cap (`bounds`)
+                data = fh.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
             raise Malformed(f"cannot read {receipt}: {exc}") from None
         judge_obj = None

@@ -6,8 +6,11 @@ server publishes for the receipt's time (4); with a server, the log's signed tre
 the log holds this very receipt at its ``log_index`` and the inclusion proof leads to the head's
 root (5); with a saved head, the current head extends it (consistency proof, 6); with the pack
 and the predictions file, both are the ones the receipt names (8) and scoring them here gives
-the receipt's numbers exactly (7). Judge-made records are compared only when the same judge is
-given (``--judge``); the others are recomputed with the server's code and seed.
+the receipt's numbers exactly (7). Last, with a server, whether the log holds a later receipt of
+the same submission (`check_current`): a genuine but superseded receipt exits 11, naming the
+entry that superseded it and why (hidden, rescored, disqualified, ...). Judge-made records are
+compared only when the same judge is given (``--judge``); the others are recomputed with the
+server's code and seed.
 """
 from __future__ import annotations
 
@@ -19,6 +22,8 @@ from leaderboard.core.transparency.errors import (
     Malformed,
     NotInLog,
     ScoresDiffer,
+    Superseded,
+    Unreachable,
     WrongFile,
 )
 from leaderboard.core.transparency.signing import KeySet
@@ -73,6 +78,90 @@ def check_consistency(server: Server, keys: KeySet, saved: dict, size: int,
                         f"{old_size} entries: {exc}") from None
     return [f"consistent with the saved head: {old_size} -> {size} entries "
             f"({len(proof)} hashes)"]
+
+
+#: at most this many receipts walked back from a submission's latest to the one checked
+MAX_CHAIN = 10_000
+
+
+def check_current(server: Server, keys: KeySet, doc: dict) -> tuple[list[str], str | None]:
+    """Whether ``doc`` (in the log already: `check_inclusion`) is its submission's latest
+    receipt: (report lines, None) when it is, (lines, the reason) when a later receipt of the
+    same submission is in the log.
+
+    Checked against the log, not taken on the server's word: the server names the submission's
+    latest receipt (``/api/v1/submissions/<id>/receipt``); it and every receipt its
+    ``previous_index`` links pass through on the way back to ``doc``'s entry are signed and
+    proven in the log under one signed head (inclusion proofs of their exact bytes), and the
+    links must lead to ``doc``'s entry. A server that answered with an older receipt than its
+    log holds is caught by ``audit-log``, which walks every entry and each submission's
+    chain."""
+    body = doc["receipt"]
+    index, sid = body["log_index"], body["submission"]["id"]
+    try:
+        data, latest = _logged(server.text(f"/api/v1/submissions/{sid}/receipt"), keys,
+                               f"submission {sid}'s latest receipt")
+    except LookupError:
+        raise NotInLog(f"the server has no receipt of submission {sid}, but its log holds "
+                       f"this one at entry {index}") from None
+    last = latest["log_index"]
+    if latest["submission"]["id"] != sid or not isinstance(last, int) or last < index:
+        raise NotInLog(f"the server's latest receipt of submission {sid} is entry {last}, "
+                       f"older than this receipt (entry {index}) or another submission's")
+    if last == index:
+        if data != receipts.encode(doc):
+            raise NotInLog(f"the server's latest receipt of submission {sid} is another "
+                           f"document than this one at entry {index}")
+        return [f"current: entry {index} is submission {sid}'s latest receipt"], None
+    size, root = check_head(server.head(), keys)
+    chain = [latest]  # newest first, back to the receipt right after ``doc``'s
+    while True:
+        b = chain[-1]
+        _prove(server, data, b["log_index"], size, root, sid)
+        prev = b["previous_index"]
+        if prev == index:
+            break
+        if not isinstance(prev, int) or prev < index or len(chain) >= MAX_CHAIN:
+            raise NotInLog(f"submission {sid}'s receipts from entry {last} back do not lead "
+                           f"to entry {index} (entry {b['log_index']} says its previous "
+                           f"receipt is {prev})")
+        try:
+            data, found = _logged(server.entry(prev), keys, f"log entry {prev}")
+        except LookupError:
+            raise NotInLog(f"the log has no entry {prev}, named by entry "
+                           f"{b['log_index']}") from None
+        if found["log_index"] != prev or found["submission"]["id"] != sid:
+            raise NotInLog(f"log entry {prev} is not submission {sid}'s receipt {prev}")
+        chain.append(found)
+    after = chain[-1]
+    later = ", ".join(f"{b['log_index']} ({b['event']})" for b in reversed(chain))
+    reason = (f"superseded by entry {after['log_index']} ({after['event']}): submission "
+              f"{sid}'s current receipt is entry {last} ({latest['event']})")
+    return [f"later receipts of submission {sid} in the log: {later}"], reason
+
+
+def _logged(text: str, keys: KeySet, what: str) -> tuple[bytes, dict]:
+    """(the bytes, the body) of a receipt the server served as the log stores it: canonical,
+    signed by a published key (3, 4); a document that is not a receipt is the server's fault
+    (exit 9)."""
+    data = text.encode("utf-8")
+    try:
+        return data, receipts.check_entry(data, keys)["receipt"]
+    except Malformed as exc:
+        raise Unreachable(f"the server's {what} is not a receipt: {exc}") from None
+
+
+def _prove(server: Server, data: bytes, index, size: int, root: bytes, sid: int) -> None:
+    """NotInLog unless ``data`` is log entry ``index`` of the tree of ``size`` (``root``)."""
+    if not isinstance(index, int) or not 0 <= index < size:
+        raise NotInLog(f"submission {sid}'s receipt {index} is outside the signed head's "
+                       f"{size} entries")
+    try:
+        merkle.verify_inclusion(index, size, merkle.leaf_hash(data),
+                                server.inclusion(index, size), root)
+    except (LookupError, merkle.ProofError) as exc:
+        raise NotInLog(f"submission {sid}'s receipt {index} is not proven in the log of "
+                       f"{size} entries: {exc}") from None
 
 
 def _key(r: dict) -> tuple:
@@ -158,13 +247,15 @@ def verify(data: bytes, *, keys: KeySet, server: Server | None = None,
         lines.append("records commitment: matches the full record set (nothing sealed)")
     else:
         lines.append(f"sealed parts: {', '.join(body['sealed_parts'])} (committed to, not shown)")
-    head = None
+    head, superseded = None, None
     if server is not None:
         size, root, more = check_inclusion(server, keys, doc)
         lines += more
         head = server.head(size)
         if saved_head is not None:
             lines += check_consistency(server, keys, saved_head, size, root)
+        more, superseded = check_current(server, keys, doc)
+        lines += more
     elif saved_head is not None:
         raise Malformed("--head needs --server (the consistency proof comes from the log)")
     if (pack_dir is None) != (predictions is None):
@@ -177,4 +268,8 @@ def verify(data: bytes, *, keys: KeySet, server: Server | None = None,
     lines.insert(0, f"receipt {body['log_index']} ({body['event']}): {body['benchmark']['key']} "
                     f"{body['benchmark']['version']} {s['split']}, submission {s['id']} "
                     f"{s['method']!r} by {s['team'] or 'no team'}: {', '.join(values)}")
+    if server is None:
+        lines.append("not checked: whether a later receipt supersedes this one (needs --server)")
+    if superseded is not None:
+        raise Superseded(superseded, lines)
     return lines, head

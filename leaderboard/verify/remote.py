@@ -1,13 +1,16 @@
 """The server's transparency endpoints over HTTP (``requests``), each answer shape-checked.
 
-Network errors and unexpected answers raise `Unreachable` (exit code 9) naming the URL.
+Network errors and unexpected answers raise `Unreachable` (exit code 9) naming the URL; so does
+an answer larger or more deeply nested than `leaderboard.core.transparency.bounds` allows (read
+no further than its cap, refused before it is parsed).
 """
 from __future__ import annotations
 
 import orjson
 import requests
 
-from leaderboard.core.transparency.errors import Unreachable
+from leaderboard.core.transparency.bounds import MAX_ANSWER_BYTES, check_bounds
+from leaderboard.core.transparency.errors import Malformed, Unreachable
 from leaderboard.core.transparency.signing import KeySet
 
 TIMEOUT_S = 30
@@ -18,33 +21,38 @@ class Server:
         self.url = url.rstrip("/")
         self.http = session or requests.Session()
 
-    def get(self, path: str, **params) -> dict | list:
+    def _fetch(self, path: str, params: dict | None = None) -> tuple[str, bytes]:
+        """(url, the body of a 200 answer, at most `MAX_ANSWER_BYTES`); LookupError for 404."""
         url = f"{self.url}{path}"
         try:
-            resp = self.http.get(url, params={k: v for k, v in params.items() if v is not None},
-                                 timeout=TIMEOUT_S)
+            with self.http.get(url, params={k: v for k, v in (params or {}).items()
+                                            if v is not None},
+                               timeout=TIMEOUT_S, stream=True) as resp:
+                body = _capped(resp, url)
         except requests.RequestException as exc:
             raise Unreachable(f"cannot reach {url}: {exc}") from None
         if resp.status_code == 404:
-            raise LookupError(_message(resp) or f"{url}: not found")
+            raise LookupError(_message(body) or f"{url}: not found")
         if resp.status_code != 200:
-            raise Unreachable(f"{url} answered {resp.status_code}: {_message(resp)}")
+            raise Unreachable(f"{url} answered {resp.status_code}: {_message(body)}")
+        return url, body
+
+    def get(self, path: str, **params) -> dict | list:
+        url, body = self._fetch(path, params)
         try:
-            return orjson.loads(resp.content)
+            check_bounds(body, what=f"answer of {url}", max_bytes=MAX_ANSWER_BYTES)
+            return orjson.loads(body)
+        except Malformed as exc:
+            raise Unreachable(str(exc)) from None
         except orjson.JSONDecodeError:
             raise Unreachable(f"{url} did not answer JSON") from None
 
     def text(self, path: str) -> str:
-        url = f"{self.url}{path}"
+        url, body = self._fetch(path)
         try:
-            resp = self.http.get(url, timeout=TIMEOUT_S)
-        except requests.RequestException as exc:
-            raise Unreachable(f"cannot reach {url}: {exc}") from None
-        if resp.status_code == 404:
-            raise LookupError(_message(resp) or f"{url}: not found")
-        if resp.status_code != 200:
-            raise Unreachable(f"{url} answered {resp.status_code}: {_message(resp)}")
-        return resp.text
+            return body.decode("utf-8")
+        except UnicodeDecodeError:
+            raise Unreachable(f"{url} did not answer UTF-8 text") from None
 
     def keys(self) -> KeySet:
         doc = self.get("/api/v1/keys")
@@ -82,9 +90,20 @@ def _hashes(doc, url: str) -> list[bytes]:
     return out
 
 
-def _message(resp) -> str:
+def _capped(resp, url: str) -> bytes:
+    chunks, size = [], 0
+    for chunk in resp.iter_content(1 << 20):
+        size += len(chunk)
+        if size > MAX_ANSWER_BYTES:
+            raise Unreachable(f"{url} answered more than {MAX_ANSWER_BYTES:,} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _message(body: bytes) -> str:
+    """The ``message`` of an error answer (JSON within bounds), else its first characters."""
     try:
-        body = resp.json()
-        return str(body.get("message") or body)[:300]
-    except ValueError:
-        return resp.text[:300]
+        doc = orjson.loads(check_bounds(body, what="error answer"))
+        return str(doc.get("message") or doc)[:300] if isinstance(doc, dict) else str(doc)[:300]
+    except (Malformed, orjson.JSONDecodeError):
+        return body[:300].decode("utf-8", "replace")

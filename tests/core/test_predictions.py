@@ -61,8 +61,8 @@ def test_only_some_blocks_is_fine(pack, tmp_path):
 @pytest.mark.parametrize("bad, field, text", [
     ({"id": "dev-d0", "label": "maybe"}, "label", 'must be "fake" or "real"'),
     ({"id": "dev-d0", "score": 1.7}, "score", "[0, 1]"),
-    ({"id": "dev-d0", "score": True}, "score", "[0, 1]"),
-    ({"id": "dev-d0", "score": "0.5"}, "score", "[0, 1]"),
+    ({"id": "dev-d0", "score": True}, "score", "must be a number, got true"),
+    ({"id": "dev-d0", "score": "0.5"}, "score", "must be a number, got the string '0.5'"),
     ({"id": "dev-d0"}, "label", "needs"),
     ({"id": "dev-d0", "label": "fake", "answer": "yes"}, "answer", "not a field"),
     ({"id": "dev-d0", "label": "fake", "mask": {"size": [5, 5], "counts": "0"}}, "mask", ""),

@@ -17,6 +17,8 @@ from numbers import Integral
 import numpy as np
 from pycocotools import mask as coco_mask
 
+from leaderboard.core.errors import describe
+
 MAX_PIXELS = 2**31 - 1
 """Largest h * w accepted: pycocotools stores run lengths and areas as 32-bit integers."""
 
@@ -134,7 +136,7 @@ def _check_strings(texts: list[str], n_pixels: list[int]) -> list[str | None]:
 def _check_structure(obj, expected_size) -> tuple[str | None, int]:
     """Everything but the compressed string: (error, pixel count)."""
     if not isinstance(obj, dict):
-        return f"mask must be an object with 'size' and 'counts', got {type(obj).__name__}", 0
+        return f"mask must be an object with 'size' and 'counts', got {describe(obj)}", 0
     keys = set(obj)
     if keys != {"size", "counts"}:
         return f"mask must have exactly the keys 'size' and 'counts', got {sorted(map(str, keys))!r:.120}", 0
@@ -158,7 +160,7 @@ def _check_structure(obj, expected_size) -> tuple[str | None, int]:
         if total != n_pixels:
             return f"run lengths sum to {total}, expected height * width = {n_pixels}", 0
         return None, n_pixels
-    return f"counts must be a string (compressed RLE) or a list of integers, got {type(counts).__name__}", 0
+    return f"counts must be a string (compressed RLE) or a list of integers, got {describe(counts)}", 0
 
 
 def validate_rles(objs, *, expected_sizes=None) -> list[str | None]:

@@ -1,7 +1,8 @@
 """What a verification can find, each with its own exit code (docs/verify.md lists them).
 
 The toolkit's ``leaderboard verify`` / ``audit-log`` exit with `Failure.code`; tests and scripts
-can rely on the codes, people on the messages (each says what was compared with what).
+can rely on the codes, people on the messages (each says what was compared with what). A
+`Superseded` receipt passed every check but is not the submission's latest (exit 11).
 """
 from __future__ import annotations
 
@@ -49,6 +50,18 @@ class BoardDiffers(Failure):
     code, kind = 10, "board differs from the log"
 
 
+class Superseded(Failure):
+    """A genuine receipt that is no longer the submission's current one: the log holds a later
+    receipt of the same submission (hidden, rescored, disqualified, ...). ``lines``: what the
+    other checks found (they all passed)."""
+
+    code, kind = 11, "superseded"
+
+    def __init__(self, message: str, lines: list[str] | None = None):
+        super().__init__(message)
+        self.lines = list(lines or [])
+
+
 EXIT_CODES = {cls.kind: cls.code for cls in (Malformed, BadSignature, UnknownKey, NotInLog,
                                              LogForked, ScoresDiffer, WrongFile, Unreachable,
-                                             BoardDiffers)}
+                                             BoardDiffers, Superseded)}

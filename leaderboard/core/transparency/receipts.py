@@ -45,6 +45,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 
+from leaderboard.core.transparency.bounds import MAX_FILE_BYTES, check_bounds
 from leaderboard.core.transparency.canonical import (
     MAX_INT,
     CanonicalError,
@@ -192,11 +193,13 @@ def _bounded_int(text: str) -> int:
     return value
 
 
-def parse(data: bytes | str):
+def parse(data: bytes | str, *, what: str = "document", max_bytes: int = MAX_FILE_BYTES):
     """JSON that can be canonical: a float, NaN or an integer beyond 2**53 anywhere raises
     (the C parser calls these hooks only for such literals), so what it returns re-encodes
-    with ``canonical_bytes(..., check=False)``."""
-    return json.loads(data, parse_float=_no_float, parse_int=_bounded_int,
+    with ``canonical_bytes(..., check=False)``. Larger or deeper than `bounds` allows:
+    Malformed, before the parser recurses."""
+    raw = check_bounds(data, what=what, max_bytes=max_bytes)
+    return json.loads(raw, parse_float=_no_float, parse_int=_bounded_int,
                       parse_constant=_no_float)
 
 
@@ -205,7 +208,7 @@ def load(data: bytes | str | dict, *, what: str = "receipt") -> dict:
     wrong (the byte that broke JSON, a field missing)."""
     if isinstance(data, (bytes, str)):
         try:
-            doc = parse(data)
+            doc = parse(data, what=what)
         except (ValueError, CanonicalError) as exc:
             raise Malformed(f"the {what} is not valid JSON: {exc}") from None
     else:

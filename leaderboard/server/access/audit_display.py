@@ -29,8 +29,15 @@ _ID_KEYS = {"user": "user", "user_id": "user", "team": "team", "team_id": "team"
 #: targets written as "<kind>:<id or key>"
 _TARGET = re.compile(r"^(user|team|submission|benchmark|challenge|access_request|api_token|"
                      r"login_session):([^/\s]+)$")
+_ID = re.compile(r"[0-9]{1,18}")
 _HASH = re.compile(r"^[0-9a-f]{64}$")
 _ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d")
+
+
+def _id(text: str) -> int | None:
+    """The id in a target, or None: ASCII digits only (str.isdigit accepts "²", which int
+    refuses)."""
+    return int(text) if _ID.fullmatch(text) else None
 
 
 def _ints(value) -> list[int]:
@@ -48,10 +55,10 @@ class _Names:
             if e.actor_id is not None:
                 want["user"].add(e.actor_id)
             m = _TARGET.match(e.target or "")
-            if m and m.group(2).isdigit():
+            if m and _id(m.group(2)) is not None:
                 kind = {"access_request": "request"}.get(m.group(1), m.group(1))
                 if kind in want:
-                    want[kind].add(int(m.group(2)))
+                    want[kind].add(_id(m.group(2)))
             for key, value in (e.detail or {}).items():
                 if key in _ID_KEYS:
                     want[_ID_KEYS[key]].update(_ints(value))
@@ -135,10 +142,10 @@ def _target(names: _Names, target: str) -> dict:
     if not m:
         return {"text": target or "", "kind": None, "ref": None}
     kind, value = m.group(1), m.group(2)
-    if kind in ("user", "team", "submission") and value.isdigit():
-        return names.ref(kind, int(value))
-    if kind == "access_request" and value.isdigit():
-        return names.ref("request", int(value))
+    if kind in ("user", "team", "submission") and _id(value) is not None:
+        return names.ref(kind, _id(value))
+    if kind == "access_request" and _id(value) is not None:
+        return names.ref("request", _id(value))
     if kind == "benchmark":
         return names.ref("benchmark", value)
     if kind == "challenge":
@@ -156,8 +163,8 @@ def _bench_of(names: _Names, e: AuditEvent) -> int | None:
     m = _TARGET.match(e.target or "")
     if m and m.group(1) == "benchmark":
         return names.bench_ids.get(m.group(2))
-    if m and m.group(1) == "access_request" and m.group(2).isdigit():
-        req = names.requests.get(int(m.group(2)))
+    if m and m.group(1) == "access_request" and _id(m.group(2)) is not None:
+        req = names.requests.get(_id(m.group(2)))
         return req.benchmark_id if req else None
     return None
 

@@ -27,6 +27,7 @@ from leaderboard.server.boards.meta import (
 )
 from leaderboard.server.boards.reads import board_page_from_standings, iter_board_rows, top_ranked
 from leaderboard.server.errors import NotFound, ServiceError
+from leaderboard.server.numbers import BadNumber, ascii_int
 
 log = logging.getLogger(__name__)
 
@@ -82,13 +83,14 @@ def _parse_cursor(cursor: str, version: str) -> tuple[int, tuple[str, int] | Non
     """(page, (key, rank before it) or None) from ``"<page>.<rank>.<version>.<key>"``; None
     when the board changed since the cursor was made. ServiceError names a malformed one."""
     parts = cursor.split(".", 3)
-    ok = (len(parts) == 4 and parts[0].isdigit() and parts[1].isdigit()
-          and 1 <= len(parts[3]) <= 600 and all(ch in "0123456789abcdef" for ch in parts[3])
-          and 1 <= int(parts[0]) <= 10**6)
+    # ASCII digits only: "²".isdigit() is true and int("²") raises (issue 36)
+    page, rank = ((ascii_int(parts[0]), ascii_int(parts[1])) if len(parts) == 4
+                  else (None, None))
+    ok = (page is not None and rank is not None and 1 <= page <= 10**6
+          and 1 <= len(parts[3]) <= 600 and all(ch in "0123456789abcdef" for ch in parts[3]))
     if not ok:
-        raise ServiceError(f"cursor must be a next_cursor this API returned, got {cursor[:80]!r}")
-    page = int(parts[0])
-    return page, ((parts[3], int(parts[1])) if parts[2] == version else None)
+        raise BadNumber(f"cursor must be a next_cursor this API returned, got {cursor[:80]!r}")
+    return page, ((parts[3], rank) if parts[2] == version else None)
 
 
 def compute_board(session: Session, info: dict, task: dict, split: str, *,

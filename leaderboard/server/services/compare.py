@@ -35,6 +35,7 @@ from leaderboard.server.boards.intervals import data_dir, one_blas_thread
 from leaderboard.server.boards.service import benchmark_info
 from leaderboard.server.errors import NotFound, ServiceError
 from leaderboard.server.models import Submission, Team
+from leaderboard.server.numbers import ascii_int
 from leaderboard.server.services import outcome_store
 
 #: resamples per comparison: the most, and the fewest before items are capped instead
@@ -60,10 +61,11 @@ RULE = (f"Paired comparison on the same items: the difference A - B of each task
 
 
 def _submission(session: Session, sid, viewer, benchmark_key: str, split: str) -> Submission:
-    try:
-        sid = int(sid)
-    except (TypeError, ValueError):
-        raise ServiceError(f"submission ids must be integers, got {sid!r}") from None
+    raw = sid
+    sid = sid if isinstance(sid, int) and not isinstance(sid, bool) else ascii_int(
+        sid.strip(" \t") if isinstance(sid, str) else None, signed=True)
+    if sid is None:  # ASCII digits only, as every number a request carries
+        raise ServiceError(f"submission ids must be integers, got {str(raw)[:40]!r}")
     if not 1 <= sid <= 2**31 - 1:  # beyond the id column's range: none such
         raise NotFound(f"no scored submission {sid} that you may see")
     sub = session.get(Submission, sid)

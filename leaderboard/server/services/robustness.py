@@ -27,6 +27,7 @@ from leaderboard.server.models.robustness import (
     RobustnessRun,
     RobustnessScore,
 )
+from leaderboard.server.numbers import ascii_int
 
 #: limits an admin may set (``set_budget``)
 BUDGET_BOUNDS = {"max_conditions": (1, 500), "max_items": (1, 100_000),
@@ -59,9 +60,12 @@ def set_budget(session: Session, bench: Benchmark, actor: User | None, *, enable
     for name, raw in values.items():
         lo, hi = BUDGET_BOUNDS[name]
         try:
-            v = float(raw) if name == "wall_s" else int(str(raw).strip())
+            v = float(raw) if name == "wall_s" else ascii_int(str(raw).strip(" \t"),
+                                                              signed=True)
         except (TypeError, ValueError):
-            raise ServiceError(f"{name}: must be a number, got {raw!r}") from None
+            v = None
+        if v is None:  # ints in ASCII digits only (int() also takes "٣" and "1_0")
+            raise ServiceError(f"{name}: must be a number, got {raw!r}")
         if not (lo <= v <= hi) or (isinstance(v, float) and not math.isfinite(v)):
             raise ServiceError(f"{name}: must be between {lo:g} and {hi:g}, got {raw!r}")
         clean[name] = v

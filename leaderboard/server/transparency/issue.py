@@ -11,7 +11,9 @@ scored; after that every change is logged, including leaving the board (``unscor
 rescored, ``withdrawn``). Private submissions are never logged: the log is public and would name
 them. Which parts: a split without parts shows "all"; with parts, only "public" until the
 benchmark reveals its private part, then everything (`shown_parts`), with the salt that opens the
-earlier sealed commitments.
+earlier sealed commitments. None at all while the submission has never been on a board (hidden
+before it was first scored, `disclosed`): its values are committed and sealed like a private
+part, and shown from its first receipt on the boards (``unhidden``) on.
 """
 from __future__ import annotations
 
@@ -62,10 +64,26 @@ def pack_digests(pack_path: str, split: str) -> dict:
     return dict(found)
 
 
-def shown_parts(parts: set[str], revealed: bool) -> set[str]:
+def shown_parts(parts: set[str], revealed: bool, *, disclosed: bool = True) -> set[str]:
+    """The parts a receipt shows: none until the submission's values are ``disclosed``, then
+    "public" until the reveal, then every part."""
+    if not disclosed:
+        return set()
     if "public" in parts and not revealed:
         return {"public"}
     return set(parts)
+
+
+def disclosed(old_flags: dict | None, fields: dict) -> bool:
+    """Whether a receipt may show values: once the submission has been on the boards (scored,
+    public, not hidden), for good (what was shown stays shown). A submission hidden before it
+    was first scored was never on a board: its receipts seal every part, as the private part
+    is sealed, until it is unhidden (issue 36). Receipt states from before this rule showed
+    values from the first receipt (no ``disclosed`` flag: True)."""
+    if old_flags is not None and old_flags.get("disclosed", True):
+        return True
+    s = fields["submission"]
+    return s["status"] == "scored" and s["public"] and not s["hidden"]
 
 
 def _real(x) -> str | None:
@@ -173,11 +191,11 @@ def state_of(session: Session, sub: Submission, context=None) -> tuple[dict, lis
     return fields, records
 
 
-def _flags(fields: dict, commitment: str) -> dict:
+def _flags(fields: dict, commitment: str, shown_values: bool) -> dict:
     s = fields["submission"]
     return {"status": s["status"], "hidden": s["hidden"], "disqualified": bool(s["disqualified"]),
             "public": s["public"], "revealed": fields["benchmark"]["revealed"],
-            "commitment": commitment}
+            "commitment": commitment, "disclosed": shown_values}
 
 
 def event_for(old: dict | None, new: dict) -> str:
@@ -238,7 +256,12 @@ class Issuer:
             return None
         fields, records = state_of(session, sub, context)
         parts = {r["part"] for r in records}
-        shown = shown_parts(parts, fields["benchmark"]["revealed"])
+
+        def shown_after(old_flags: dict | None) -> set[str]:
+            return shown_parts(parts, fields["benchmark"]["revealed"],
+                               disclosed=disclosed(old_flags, fields))
+
+        shown = shown_after(state.flags_json if state is not None else None)
 
         def digest_with(salt: str) -> tuple[str, str]:
             commitment = receipts.commitment(records, salt, presorted=True)
@@ -253,11 +276,13 @@ class Issuer:
         if self.appender is None:
             self.appender = Appender(session)  # the log's lock, to the end of the transaction
         state = _state(session, sub_id)
+        shown = shown_after(state.flags_json if state is not None else None)
         salt = state.salt if state is not None else secrets.token_hex(32)
         commitment, state_digest = digest_with(salt)
         if state is not None and state.state_digest == state_digest:
             return None  # another transaction logged this very state meanwhile
-        flags = _flags(fields, commitment)
+        flags = _flags(fields, commitment, disclosed(
+            state.flags_json if state is not None else None, fields))
         event = event_for(state.flags_json if state is not None else None, flags)
         now = now or datetime.now(UTC)
         body = receipts.build_body(

@@ -21,6 +21,7 @@ from leaderboard.server.jobs import judging as judge_jobs
 from leaderboard.server.services import judge_agreement, judging
 from leaderboard.server.services.benchmarks import get_benchmark
 from leaderboard.server.web.admin_base import _fail, bp, progress_wants_json
+from leaderboard.server.web.inputs import int_param
 
 
 @bp.app_context_processor
@@ -65,9 +66,10 @@ def judge_agreement_page(key: str):
     cfg = current_app.config
     reference = request.args.get("reference", "openai").strip()
     try:
-        limit = min(max(int(request.args.get("limit", judge_agreement.DEFAULT_LIMIT)), 1), 5000)
-    except ValueError:
-        return _fail(ServiceError("limit must be a whole number"), "admin.benchmarks")
+        limit = int_param("limit", request.args.get("limit"),
+                          default=judge_agreement.DEFAULT_LIMIT, low=1, high=5000)
+    except ServiceError as exc:
+        return _fail(exc, "admin.benchmarks")
     try:
         judging.identity_for(reference, cfg)
     except JudgeError as exc:

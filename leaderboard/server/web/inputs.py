@@ -8,7 +8,8 @@ range, a NUL character in any text. So:
 * ``<int:...>`` in every URL rule is `IdConverter`: 0 to 2**31 - 1 (the ``integer`` primary
   keys), anything else does not match the rule (404);
 * `int_param` parses ids and counts from query strings and forms with the same bounds (400
-  naming the parameter and the range);
+  naming the parameter and the range), with `leaderboard.server.numbers` (ASCII digits only:
+  "²" or "٣" is a 400, not a 500 or a 3);
 * `refuse_control_characters` (a ``before_request`` hook) answers 400 to a NUL or other control
   character, or a lone surrogate, in the path, a query parameter, a form field, a JSON body or a
   header, naming where it was; tab, newline and carriage return are allowed in form and JSON
@@ -26,9 +27,8 @@ from flask import Flask, request
 from werkzeug.routing import IntegerConverter
 
 from leaderboard.server.errors import ServiceError
+from leaderboard.server.numbers import DB_INT_MAX, MAX_DIGITS, parse_int
 
-#: the largest value of the schema's ``integer`` columns (PostgreSQL int4)
-DB_INT_MAX = 2**31 - 1
 #: in a path, a query string or a header: no control character at all
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
 #: in form fields and JSON text: tab, newline and carriage return are text
@@ -50,7 +50,10 @@ class BadInput(ServiceError):
 
 
 class IdConverter(IntegerConverter):
-    """``<int:...>`` limited to the ids the database can hold (0 to 2**31 - 1)."""
+    """``<int:...>`` limited to the ids the database can hold (0 to 2**31 - 1), written in
+    ASCII digits (werkzeug's ``\\d+`` also matches other scripts' digits)."""
+
+    regex = rf"[0-9]{{1,{MAX_DIGITS}}}"
 
     def __init__(self, map, fixed_digits: int = 0, min: int | None = 0,
                  max: int | None = DB_INT_MAX, signed: bool = False) -> None:
@@ -66,14 +69,10 @@ def int_param(name: str, raw: Any, *, default: int | None = None, low: int = 0,
               high: int = DB_INT_MAX) -> int | None:
     """``raw`` (a query or form string) as an int in [low, high]; ``default`` when empty.
 
-    Raises BadInput (400) naming the parameter, the value and the allowed range.
+    Raises a 400 (`leaderboard.server.numbers.BadNumber`) naming the parameter, the value and
+    the allowed range.
     """
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return default
-    text = str(raw).strip()
-    if not re.fullmatch(r"[+-]?\d{1,12}", text) or not low <= int(text) <= high:
-        raise BadInput(f"{name} must be a whole number from {low} to {high}, got {str(raw)[:40]!r}")
-    return int(text)
+    return parse_int(name, raw, default=default, low=low, high=high)
 
 
 def safe_next(target: Any) -> str | None:

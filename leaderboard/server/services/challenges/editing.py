@@ -25,6 +25,7 @@ from leaderboard.server.access.admins import require_admin
 from leaderboard.server.errors import Forbidden, ServiceError
 from leaderboard.server.models import Benchmark, User, utcnow
 from leaderboard.server.models.challenges import PHASE_PARTS, Challenge, ChallengePhase
+from leaderboard.server.numbers import ascii_int
 from leaderboard.server.services.challenges.rules import DEFAULT_MAX_SELECTIONS
 from leaderboard.server.services.challenges.timeline import list_challenges, phase_state, window
 
@@ -39,9 +40,9 @@ OPEN_PHASE_MUTABLE = ("name", "closes_at", "daily_quota", "max_submissions")
 def _opt_int(problems: ProblemList, field: str, value) -> int | None:
     if value in (None, ""):
         return None
-    try:
-        n = int(value)
-    except (TypeError, ValueError):
+    n = value if isinstance(value, int) and not isinstance(value, bool) else (
+        ascii_int(value.strip(" \t"), signed=True) if isinstance(value, str) else None)
+    if n is None:  # ASCII digits only (int() also takes "٣", "1_0" and Unicode spaces)
         problems.add(f"must be a whole number, got {str(value)[:40]!r}", field=field)
         return None
     if n < 0:
