@@ -21,8 +21,10 @@ import uuid
 
 from flask import current_app
 from rq.timeouts import JobTimeoutException
+from sqlalchemy import select
 
 from leaderboard.core.errors import PredictionError
+from leaderboard.server.access.submitting import refusal_at_job_start
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_db
 from leaderboard.server.jobs import lease
@@ -35,8 +37,10 @@ from leaderboard.server.jobs.queue import (
     mark_queued,
     redis_connection,
 )
+from leaderboard.server.models import Benchmark, Score, Submission
 from leaderboard.server.services import outcome_store
 from leaderboard.server.services import scoring_service as svc
+from leaderboard.server.services.submissions import mark_failed
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +77,27 @@ def record_invalid(submission_id: int, err: PredictionError, *, job: str,
     else:
         phases.facts["problems"] = err.problems.total
     return {"submission": submission_id, "status": "failed"}
+
+
+def refuse_if_not_entitled(session, submission_id: int) -> bool:
+    """At the start of a claimed scoring run: refuse a held-out submission whose submitter has
+    lost the agreement while it waited (revoked, expired, a new version unsigned; issue 36).
+    It ends "failed" with the gate's reason ("agreement revoked on <date>: <why>"), its daily
+    quota and phase cap unit given back, and the team gets a notice (`mark_failed`). A rescore
+    of a submission already scored is not refused: it was scored while entitled."""
+    sub = session.get(Submission, submission_id)
+    if session.scalar(select(Score.id).where(Score.submission_id == submission_id)
+                      .limit(1)) is not None:
+        return False
+    reason = refusal_at_job_start(session, sub, session.get(Benchmark, sub.benchmark_id),
+                                  what="test_submission")
+    if reason is None:
+        return False
+    mark_failed(sub, f"refused before scoring: {reason}. This does not count toward your "
+                "quota.", detail={"reason": "access_denied", "problems": [], "total_problems": 0})
+    svc.refund_quota(session, sub)
+    log.info("job=score submission=%s outcome=refused reason=agreement", submission_id)
+    return True
 
 
 def _superseded(submission_id: int, job: str) -> dict:
@@ -135,6 +160,7 @@ def _score(submission_id: int, phases: svc.Phases) -> dict:
         with phases.phase("claim"), db.scope() as session:
             claim = svc.claim(session, submission_id, data_dir=cfg["DATA_DIR"],
                               timeout_s=cfg["SCORING_TIMEOUT_S"])
+            refused = claim is not None and refuse_if_not_entitled(session, submission_id)
     except TRANSIENT:
         raise  # nothing was claimed; RQ retries, the reconciler backs it up
     except Exception as exc:  # e.g. the benchmark lost its labels: retrying cannot help
@@ -143,6 +169,8 @@ def _score(submission_id: int, phases: svc.Phases) -> dict:
         raise
     if claim is None:
         return {"submission": submission_id, "status": "skipped"}  # not waiting
+    if refused:
+        return {"submission": submission_id, "status": "refused"}
     with lease.hold(redis_connection(), "score", submission_id, current_job_id()):
         return _score_claimed(claim, cfg, phases)
 
