@@ -41,6 +41,11 @@ after `RECOVERY_GRACE_S` (after ``JUDGE_DEADLINE_S`` without Redis), and once th
 ``MAX_ATTEMPTS`` judge runs it is marked "failed" with the reason (the judge-free records stay on
 the board).
 
+Admin jobs (issue 36): each pass also finds robustness copy builds and pack builds whose
+worker died (their lease gone for ``lease.TTL_S``): one that never started is enqueued again,
+one cut while running is failed with the reason and its partial files are removed
+(`leaderboard.server.jobs.admin_recovery`).
+
 Challenges (issue 12): each pass also finishes every challenge whose last phase has closed
 (`leaderboard.server.services.challenges.finish_due`): the private part is revealed and the
 results are frozen by this scheduled job, never by a person.
@@ -59,6 +64,7 @@ from sqlalchemy import select
 
 from leaderboard.server.db import get_db
 from leaderboard.server.jobs import lease, queue
+from leaderboard.server.jobs.admin_recovery import recover_admin_jobs
 from leaderboard.server.jobs.containers import enqueue_container
 from leaderboard.server.jobs.judging import JUDGE_QUEUE, enqueue_judging
 from leaderboard.server.jobs.scoring import enqueue_scoring
@@ -81,6 +87,9 @@ class ReconcileReport:
     judging_requeued: list[int] = field(default_factory=list)
     judging_failed: list[int] = field(default_factory=list)
     challenges_finished: list[str] = field(default_factory=list)
+    #: admin jobs (`leaderboard.server.jobs.admin_recovery`): "robustness-build:<id>", ...
+    builds_failed: list[str] = field(default_factory=list)
+    builds_requeued: list[str] = field(default_factory=list)
     started_at: datetime | None = None
     duration_s: float = 0.0
     in_flight: int = 0
@@ -97,11 +106,13 @@ class ReconcileReport:
         for label, name in (("requeued", "requeued"), ("failed", "failed"),
                             ("still_waiting", "extended"), ("judging_requeued", "judging_requeued"),
                             ("judging_failed", "judging_failed"),
+                            ("builds_failed", "builds_failed"),
+                            ("builds_requeued", "builds_requeued"),
                             ("challenges_finished", "challenges_finished")):
             values = getattr(self, name)
             if values:
                 parts.append(f"{label}={len(values)}[{','.join(str(v) for v in values)}]")
-            elif not label.startswith(("judging", "challenges")):
+            elif not label.startswith(("judging", "challenges", "builds")):
                 parts.append(f"{label}=0")
         return " ".join(parts)
 
@@ -242,6 +253,8 @@ def reconcile(*, now: datetime | None = None) -> ReconcileReport:
     for sid, container in reversed(recovered):
         (enqueue_container if container else enqueue_scoring)(sid, at_front=True)
     reconcile_judging(now=now, report=report, ids=judge_ids, ev=ev)
+    admin = recover_admin_jobs(now=now)
+    report.builds_failed, report.builds_requeued = admin.failed, admin.requeued
     report.challenges_finished = finish_challenges(now=now)
     report.duration_s = time.monotonic() - clock
     log.info("%s", report.log_line())
