@@ -61,7 +61,7 @@ from leaderboard.server.db import get_db
 from leaderboard.server.jobs import robustness_run
 from leaderboard.server.jobs.container_inputs import build_input_dir
 from leaderboard.server.jobs.queue import GPU_QUEUE, TRANSIENT, enqueue_or_run_inline, mark_queued
-from leaderboard.server.jobs.scoring import record_invalid, store_scores
+from leaderboard.server.jobs.scoring import give_back_attempt, record_invalid, store_scores
 from leaderboard.server.models import IN_FLIGHT, Benchmark, Submission, utcnow
 from leaderboard.server.models.containers import ContainerRun
 from leaderboard.server.services import scoring_service as svc
@@ -234,12 +234,24 @@ def _score(claim: svc.Claim, sid: int) -> dict:
     try:
         result = svc.compute(claim, label_keys=current_app.config["LABEL_KEYS"])
     except PredictionError as err:
-        return record_invalid(sid, err, job="container", attempt=claim.attempt)
+        try:
+            return record_invalid(sid, err, job="container", attempt=claim.attempt)
+        except TRANSIENT:
+            give_back_attempt(sid, claim.attempt)  # an outage, not the team, cut this run
+            raise
+    except TRANSIENT:
+        give_back_attempt(sid, claim.attempt)
+        raise
     except Exception as exc:
         log.exception("job=container submission=%s outcome=scoring_error", sid)
         _platform_failure(sid, f"scoring crashed ({type(exc).__name__})")
         raise
-    n = store_scores(sid, claim.benchmark_key, result, job="container", attempt=claim.attempt)
+    try:
+        n = store_scores(sid, claim.benchmark_key, result, job="container",
+                         attempt=claim.attempt)
+    except TRANSIENT:  # the predictions are kept: the re-queued run scores them, runs nothing
+        give_back_attempt(sid, claim.attempt)
+        raise
     if n is None:  # re-queued past its deadline while this run went on: the newer run counts
         return {"submission": sid, "status": "superseded"}
     return {"submission": sid, "status": "scored", "records": n}

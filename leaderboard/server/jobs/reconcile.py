@@ -31,7 +31,9 @@ start of the previous one (not N seconds after it ended), and runs the next pass
 a re-queue is then due at most lease TTL (15 s) + one period (10 s) + one pass after the kill.
 
 Re-queuing a submission that used ``MAX_ATTEMPTS`` (``CONTAINER_MAX_ATTEMPTS``) fails it as a
-platform error with the reason (quota refunded) instead. None is ever dropped. Two reconcilers
+platform error with the reason (quota refunded) instead. Only the job's own failures count: an
+attempt an outage cut is given back by the job (`scoring.give_back_attempt`), or, when the
+database was away, noted in Redis and given back here when the row is re-queued. None is ever dropped. Two reconcilers
 are safe: each acts on a row only under its row lock and only if the row is unchanged since it
 decided, and a duplicate job is harmless (only one claim of a row wins).
 
@@ -67,7 +69,7 @@ from leaderboard.server.jobs import lease, queue
 from leaderboard.server.jobs.admin_recovery import recover_admin_jobs
 from leaderboard.server.jobs.containers import enqueue_container
 from leaderboard.server.jobs.judging import JUDGE_QUEUE, enqueue_judging
-from leaderboard.server.jobs.scoring import enqueue_scoring
+from leaderboard.server.jobs.scoring import enqueue_scoring, give_back_key
 from leaderboard.server.models import IN_FLIGHT, Submission, utcnow
 from leaderboard.server.services.judging import JUDGING_IN_FLIGHT, set_state
 from leaderboard.server.services.scoring_service import record_platform_failure
@@ -233,6 +235,8 @@ def reconcile(*, now: datetime | None = None) -> ReconcileReport:
                 report.extended.append(row.id)
                 continue
             container = sub.kind == "container"
+            if _given_back(row.id, sub.attempts):
+                sub.attempts -= 1  # an outage cut it, not the job (`scoring.give_back_attempt`)
             if sub.attempts >= cfg["CONTAINER_MAX_ATTEMPTS" if container else "MAX_ATTEMPTS"]:
                 record_platform_failure(
                     session, row.id, f"the runner stopped during the run ({sub.attempts} "
@@ -259,6 +263,22 @@ def reconcile(*, now: datetime | None = None) -> ReconcileReport:
     report.duration_s = time.monotonic() - clock
     log.info("%s", report.log_line())
     return report
+
+
+def _given_back(sid: int, attempts: int) -> bool:
+    """Whether the job noted in Redis that an outage cut its attempt number ``attempts`` (the
+    database was away, so it could not give the attempt back itself); the note is used once."""
+    conn = queue.redis_connection()
+    if conn is None:
+        return False
+    try:
+        noted = conn.get(give_back_key(sid))
+        if noted is None or int(noted) != attempts:
+            return False
+        conn.delete(give_back_key(sid))
+        return True
+    except (redis.exceptions.RedisError, ValueError):
+        return False
 
 
 def finish_challenges(*, now: datetime) -> list[str]:
