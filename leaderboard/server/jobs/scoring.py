@@ -87,12 +87,10 @@ def refuse_if_not_entitled(session, submission_id: int) -> bool:
     quota and phase cap unit given back, and the team gets a notice (`mark_failed`). A rescore
     of a submission already scored is not refused: it was scored while entitled."""
     sub = session.get(Submission, submission_id)
-    if session.scalar(select(Score.id).where(Score.submission_id == submission_id)
-                      .limit(1)) is not None:
-        return False
     reason = refusal_at_job_start(session, sub, session.get(Benchmark, sub.benchmark_id),
                                   what="test_submission")
-    if reason is None:
+    if reason is None or session.scalar(select(Score.id).where(
+            Score.submission_id == submission_id).limit(1)) is not None:
         return False
     mark_failed(sub, f"refused before scoring: {reason}. This does not count toward your "
                 "quota.", detail={"reason": "access_denied", "problems": [], "total_problems": 0})
