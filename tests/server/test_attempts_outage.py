@@ -9,6 +9,7 @@ Real Redis for the queue and the leases.
 from __future__ import annotations
 
 import io
+import time
 from datetime import timedelta
 
 import pytest
@@ -94,3 +95,64 @@ def test_an_attempt_noted_in_redis_is_given_back_by_the_reconciler(app, client, 
     session.expire_all()
     assert session.get(Submission, sid).attempts == 2 and not conn.exists(give_back_key(sid))
     conn.close()
+
+
+@pytest.fixture
+def own_redis():
+    """A redis-server of this test's own, which it restarts (empty) mid-test."""
+    import shutil
+
+    from tests.production.services import RedisServer
+
+    exe = shutil.which("redis-server")
+    if exe is None:
+        pytest.skip("redis-server is not installed")
+    server = RedisServer(exe)
+    yield server
+    server.close()
+
+
+def test_a_redis_restart_costs_a_running_job_no_attempt(app_config, own_redis, tmp_path,
+                                                        baseline_files, demo_packs):
+    """Redis restarts empty while a job runs: its lease is gone until the job writes it again
+    (within 5 s). The reconciler does not take that for a dead worker (which re-queued the job
+    and cost it an attempt); a row claimed after the restart with no lease is re-queued."""
+    from leaderboard.server.services.benchmarks import import_pack
+    from leaderboard.server.web import create_app
+    from tests.server.conftest import AuthActions
+
+    app = create_app({**app_config, "REDIS_URL": own_redis.url()})
+    try:
+        with app.app_context(), app.extensions["lb_db"].scope() as s:
+            import_pack(s, demo_packs["syncred"], data_dir=app.config["DATA_DIR"],
+                        label_keys=app.config["LABEL_KEYS"])
+        client = app.test_client()
+        token = AuthActions(client).member()
+        ids = []
+        for method in ("running", "orphan"):
+            resp = client.post("/api/v1/submissions", data={
+                "benchmark": "syncred", "split": "dev", "method_name": method,
+                "file": (io.BytesIO(baseline_files["dev"].read_bytes()), "p.jsonl")},
+                headers={"Authorization": f"Bearer {token}"})
+            ids.append(resp.get_json()["id"])
+        db = app.extensions["lb_db"]
+        with db.scope() as s:  # claimed a minute ago, its lease lost with Redis
+            sub = s.get(Submission, ids[0])
+            sub.status, sub.attempts, sub.started_at = "scoring", 1, utcnow() - timedelta(minutes=1)
+        own_redis.kill()
+        own_redis.start()
+        time.sleep(1.1)  # Redis tells its uptime in whole seconds
+        with db.scope() as s:  # claimed after the restart and never leased: its worker died
+            sub = s.get(Submission, ids[1])
+            sub.status, sub.attempts, sub.started_at = "scoring", 1, utcnow()
+        with app.app_context():
+            report = reconcile(now=utcnow() + timedelta(seconds=60))
+        assert report.requeued == [ids[1]]
+        with db.scope() as s:
+            assert (s.get(Submission, ids[0]).status, s.get(Submission, ids[0]).attempts) == \
+                ("scoring", 1)
+    finally:
+        conn = app.extensions.get("lb_redis")
+        if conn is not None:
+            conn.close()
+        app.extensions["lb_db"].dispose()

@@ -13,7 +13,8 @@ for a deadline it does not need):
   A job still waiting past the row's deadline is a backlog: the deadline moves on.
 - **scoring**: the work-horse renews a lease every few seconds (`leaderboard.server.jobs.lease`);
   a row with no lease, claimed more than `RECOVERY_GRACE_S` ago, lost its worker and is
-  re-queued. Container runs keep to their deadline (wall limit + margin): the orphaned container
+  re-queued; but not while Redis restarted less than a lease's TTL ago and after the claim
+  (the live job has not written its lease again yet): an outage costs no job an attempt. Container runs keep to their deadline (wall limit + margin): the orphaned container
   holds its GPU until the reaper removes it, so re-running earlier would share the device.
 - **any state past its deadline** (a row with none counts from ``created_at`` +
   ``QUEUE_DEADLINE_S``): re-queued. This is all the reconciler can go by without Redis (inline
@@ -151,6 +152,9 @@ class Evidence:
     views: dict[str, queue.QueueView]
     scoring_leases: set[int]
     judge_leases: set[int]
+    #: when (unix seconds, real clock) the Redis answering now started: a lease missing for a
+    #: job claimed before then may just not have been written again yet
+    redis_started: float = 0.0
 
 
 def _gather(row_ids: list[int], judge_ids: list[int]) -> Evidence | None:
@@ -162,8 +166,9 @@ def _gather(row_ids: list[int], judge_ids: list[int]) -> Evidence | None:
     try:
         views = {name: queue.queue_view(name, conn)
                  for name in (queue.SCORING_QUEUE, queue.GPU_QUEUE, JUDGE_QUEUE)}
+        uptime = float(conn.info("server").get("uptime_in_seconds", 0))
         return Evidence(views, lease.held(conn, "score", row_ids),
-                        lease.held(conn, "judge", judge_ids))
+                        lease.held(conn, "judge", judge_ids), redis_started=time.time() - uptime)
     except redis.exceptions.RedisError as exc:
         log.warning("reconcile: Redis is not answering (%s); deadlines only this pass",
                     type(exc).__name__)
@@ -189,7 +194,21 @@ def _verdict(row: _Row, ev: Evidence | None, *, now: datetime, cfg) -> str:
         return "lost"
     if row.kind == "container" or row.id in ev.scoring_leases:
         return "ok"
+    if _lease_may_come_back(row, ev):
+        return "ok"
     return "lost" if (row.started_at or row.created_at) < now - grace else "ok"
+
+
+def _lease_may_come_back(row: _Row, ev: Evidence) -> bool:
+    """Redis restarted (empty) less than a lease's TTL ago while this row was being scored: a
+    live job writes its lease again within ``lease.RENEW_S``, so its absence proves nothing
+    yet. Re-queuing it now would cost the job an attempt for a Redis outage (issue 36); a dead
+    one is re-queued a few seconds later instead. Real clock: Redis reports its own uptime."""
+    if time.time() - ev.redis_started >= lease.TTL_S:
+        return False
+    started = row.started_at or row.created_at
+    started = started if started.tzinfo else started.replace(tzinfo=timezone.utc)
+    return started.timestamp() < ev.redis_started
 
 
 def _in_flight(session) -> list[_Row]:
