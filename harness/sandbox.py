@@ -205,6 +205,7 @@ def run_submission(
         try:
             container = client.containers.create(**config)
             collector = LogCollector(container, cap_bytes=limits.log_bytes)
+            collector.attach()  # before the start: the record must see the log's first byte
             memory = PeakMemory(container)
             started = time.monotonic()
             container.start()

@@ -183,24 +183,37 @@ def worker(queues: str, burst: bool, fork: bool, simple: bool) -> None:
               help="Repeat every N seconds (default: one pass).")
 def reap_cmd(every: int | None) -> None:
     """Remove this deployment's submission containers past their deadline (their worker died),
-    and its images of submissions that are no longer running (DEPLOYMENT_ID labels both)."""
+    and its images of submissions that are no longer running (DEPLOYMENT_ID labels both).
+    With ``--every``, a pass that fails (the engine restarting, the database away) is logged
+    and the next one runs: the loop never ends on a fault."""
     import docker
 
     from harness import reap
     from leaderboard.server.jobs.containers import release_stale_images
 
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     with _app_context() as app:
-        client = docker.from_env(timeout=120)
+        client = None
         try:
             while True:
-                removed = reap(client, deployment=app.config["DEPLOYMENT_ID"])
-                images = release_stale_images(client)
-                click.echo(f"reaped containers={len(removed)} images={len(images)}")
+                try:
+                    if client is None:  # made (and its engine reached) inside the retry
+                        client = docker.from_env(timeout=120)
+                    removed = reap(client, deployment=app.config["DEPLOYMENT_ID"])
+                    images = release_stale_images(client)
+                    click.echo(f"reaped containers={len(removed)} images={len(images)}")
+                except Exception:  # noqa: BLE001 - one pass fails; a loop outlives outages
+                    if every is None:
+                        raise
+                    log.exception("reap pass failed; next pass in %s s", every)
                 if every is None:
                     break
                 time.sleep(every)
         finally:
-            client.close()
+            if client is not None:
+                client.close()
 
 
 @server.command("reconcile")

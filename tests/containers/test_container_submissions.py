@@ -123,7 +123,8 @@ def test_worker_runs_images_scores_or_fails_them(app, client, auth, imported, se
     assert {1, 2} <= lines, mal.failure_detail
 
     rev = _get(session, ids["revoked"])
-    assert rev.status == "failed" and "revoked: terms breached" in rev.failure_reason
+    assert rev.status == "failed" and "agreement revoked on " in rev.failure_reason
+    assert rev.failure_reason.endswith("UTC: terms breached. This does not count toward your quota.")
     assert session.scalar(select(func.count()).select_from(ContainerRun)
                           .where(ContainerRun.submission_id == rev.id)) == 0  # never loaded
     assert not rev.counts_toward_quota  # refused before it ran: not counted
@@ -132,6 +133,50 @@ def test_worker_runs_images_scores_or_fails_them(app, client, auth, imported, se
     assert _labelled(docker_client, app.config["DEPLOYMENT_ID"]) == []
     assert {i.id for i in docker_client.images.list()} <= before
     assert not any((Path(app.config["DATA_DIR"]) / "images").iterdir())
+
+
+def test_revoked_while_queued_in_a_phase_is_refused_refunded_and_told(app, client, auth, imported,
+                                                                     session, tarballs):
+    """Issue 36: the container job asks the gate again at its start; a revoked agreement ends
+    the run before the image is loaded, with the date, the daily quota and the phase's cap
+    unit given back, and a notice to the team."""
+    from leaderboard.server.jobs.containers import run_container_submission
+    from leaderboard.server.models.challenges import Challenge, ChallengePhase, PhaseUsage
+    from leaderboard.server.models.notices import Notice
+
+    token = auth.member(agreements=False)
+    ada = _user(session, "ada@example.org")
+    bench = get_benchmark(session, "syncred")
+    admin = _admin(session)
+    req = _grant(session, ada, admin, bench)
+    now = utcnow()
+    session.add(Challenge(key="capped", benchmark_id=bench.id, title="Capped", phases=[
+        ChallengePhase(position=0, name="Test", split="test", part="private",
+                       opens_at=now - timedelta(hours=1), closes_at=now + timedelta(hours=1),
+                       max_submissions=2)]))
+    session.commit()
+    resp = _submit(client, token, tarballs["correct"], split="test", method="late")
+    assert resp.status_code == 202, resp.json
+    sid = resp.json["id"]
+    assert session.scalar(select(PhaseUsage.count)) == 1
+    assert session.scalar(select(QuotaUsage.count)) == 1
+    decisions.revoke(session, admin, decisions.get_request(session, req.id), reason="terms breached")
+    session.commit()
+    session.refresh(req)
+    when = f"{req.decided_at:%Y-%m-%d %H:%M} UTC"
+
+    with app.app_context():
+        assert run_container_submission(sid)["status"] == "failed"
+    sub = _get(session, sid)
+    assert sub.status == "failed" and sub.failure_detail["reason"] == "access_denied"
+    assert f"agreement revoked on {when}: terms breached" in sub.failure_reason
+    assert not sub.counts_toward_quota
+    assert session.scalar(select(PhaseUsage.count)) == 0
+    assert session.scalar(select(QuotaUsage.count)) == 0
+    assert session.scalar(select(func.count()).select_from(ContainerRun)
+                          .where(ContainerRun.submission_id == sid)) == 0  # never loaded
+    notice = session.scalar(select(Notice).where(Notice.subject == f"submission:{sid}"))
+    assert notice.team_id == ada.team_id and f"agreement revoked on {when}" in notice.message
 
 
 def test_hostile_tarball_rejected_at_intake(app, client, auth, imported, session, tmp_path,

@@ -5,7 +5,7 @@ import os
 import pytest
 
 from harness import NoPredictions, OutputTooLarge
-from harness.logs import LogCollector
+from harness.logs import CUT_MARKER, LogCollector
 from harness.outputs import check_output_caps, copy_predictions, dir_usage
 
 
@@ -63,36 +63,53 @@ def test_entry_cap(tmp_path):
 
 
 class _FakeContainer:
-    def __init__(self, chunks):
-        self._chunks = chunks
+    """What the collector reads: an attach stream of ``chunks`` (then ``error``, if given)."""
 
-    def logs(self, **_):
-        return iter(self._chunks)
+    def __init__(self, chunks, error=None):
+        self._chunks, self._error = chunks, error
+
+    def attach(self, **_):
+        def stream():
+            yield from self._chunks
+            if self._error is not None:
+                raise self._error
+        return stream()
 
 
-def _collect(chunks, retained, cap=100):
-    collector = LogCollector(_FakeContainer(chunks), cap_bytes=cap)
+def _collect(chunks, retained, cap=100, error=None):
+    collector = LogCollector(_FakeContainer(chunks, error), cap_bytes=cap)
+    collector.attach()
     collector.start()
     return collector.finish(retained)
 
 
-def test_logs_exact_cut_when_nothing_rotated():
+def test_log_over_the_cap_keeps_head_and_retained_tail():
     whole = b"HEAD" + b"m" * 5000 + b"x" * 3000 + b"TAIL"
-    text, truncated = _collect([whole[:3000], whole[3000:]], whole)
-    assert truncated and text.startswith("HEAD") and text.endswith("TAIL")
-    assert f"[... {len(whole) - 100} bytes of log cut by the harness ...]" in text
-    assert text.replace(f"\n[... {len(whole) - 100} bytes of log cut by the harness ...]\n", "") == \
-        _s(whole[:50] + whole[-50:])
+    text, cut = _collect([whole[:3000], whole[3000:]], whole)
+    assert cut and text.startswith("HEAD") and text.endswith("TAIL")
+    assert text == _s(whole[:50]) + CUT_MARKER.format(cap=100) + _s(whole[-50:])
 
 
-def test_logs_after_rotation_keep_followed_head_and_retained_tail():
-    text, truncated = _collect([b"HEAD" + b"m" * 200], b"y" * 500 + b"TAIL")
-    assert truncated and text.startswith("HEAD") and text.endswith("TAIL")
-    assert "middle of the log was cut" in text
+def test_identical_lines_rotated_by_docker_are_reported_cut():
+    """Issue 36: a flood of identical lines, rotated by Docker, left a retained log that starts
+    like its own beginning and is shorter than the cap: it was recorded as whole."""
+    line = b"y" * 9 + b"\n"
+    text, cut = _collect([line * 10] * 50, line * 8, cap=100)
+    assert cut and "its middle was cut by the harness" in text
 
 
 def test_short_logs_untouched():
     assert _collect([b"hello ", b"world"], b"hello world") == ("hello world", False)
+
+
+def test_a_log_exactly_at_the_cap_is_whole():
+    data = b"z" * 100
+    assert _collect([data[:60], data[60:]], data) == (_s(data), False)
+
+
+def test_a_stream_that_fails_is_never_called_whole():
+    text, cut = _collect([b"partial "], b"partial output", error=OSError("engine went away"))
+    assert cut and text.startswith("partial ") and "may be cut by the harness" in text
 
 
 def test_bad_cap():

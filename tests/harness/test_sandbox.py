@@ -1,6 +1,7 @@
 """The sandbox against hostile images: each ends with the right reason, the host unharmed, the
 container gone."""
 
+import dataclasses
 import hashlib
 from pathlib import Path
 
@@ -118,9 +119,26 @@ def test_symlink_to_host_file_is_not_followed(docker_client, scenario_image, dir
 def test_stdout_flood_is_capped_head_and_tail(docker_client, scenario_image, dirs, limits):
     result = _run(docker_client, scenario_image("stdout_flood"), dirs, limits)
     assert result.ok, result.message
-    assert result.logs_truncated and "bytes of log cut by the harness" in result.logs
+    assert result.logs_truncated and "its middle was cut by the harness" in result.logs
     assert result.logs.startswith("xxxx") and result.logs.rstrip().endswith("END-OF-FLOOD")
     assert len(result.logs.encode()) <= limits.log_bytes + 100
+
+
+def test_line_flood_rotated_by_docker_is_recorded_as_cut(docker_client, scenario_image, dirs, limits):
+    """Issue 36: identical lines past the production cap (1 MiB) were recorded whole ("cut":
+    false) although Docker had rotated their beginning away."""
+    limits = dataclasses.replace(limits, log_bytes=1 << 20, wall_s=20.0)
+    result = _run(docker_client, scenario_image("line_flood"), dirs, limits)
+    assert result.ok, result.message
+    assert result.logs_truncated and "its middle was cut by the harness" in result.logs
+    assert result.logs.startswith("FIRST-LINE\n") and result.logs.rstrip().endswith("END-OF-FLOOD")
+    assert len(result.logs.encode()) <= limits.log_bytes + 100
+
+
+def test_short_log_is_whole_and_not_cut(docker_client, scenario_image, dirs, limits):
+    result = _run(docker_client, scenario_image("good"), dirs, limits)
+    assert result.ok and not result.logs_truncated
+    assert result.logs.startswith("uid=") and result.logs.rstrip().endswith("wrote 2 predictions")
 
 
 def test_network_is_off(docker_client, scenario_image, dirs, limits):

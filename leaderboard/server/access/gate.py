@@ -72,7 +72,8 @@ def grant_state(req: AccessRequest | None, benchmark: Benchmark, *,
     if req.status == "denied":
         return Decision(False, f"your request was denied: {req.reason or 'no reason given'}")
     if req.status == "revoked":
-        return Decision(False, f"your access was revoked: {req.reason or 'no reason given'}")
+        when = f" on {req.decided_at:%Y-%m-%d %H:%M} UTC" if req.decided_at else ""
+        return Decision(False, f"agreement revoked{when}: {req.reason or 'no reason given'}")
     if req.status != "approved":  # pragma: no cover - the status column only holds the four
         return Decision(False, f"unknown request status {req.status!r}")
     if req.expires_at is not None and req.expires_at <= (now or utcnow()):

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from leaderboard.core.packs import HELD_OUT_SPLITS
 from leaderboard.server.access.gate import can_access
 from leaderboard.server.errors import Forbidden
-from leaderboard.server.models import Benchmark, User
+from leaderboard.server.models import Benchmark, Submission, User
 
 
 def sign_path(bench: Benchmark) -> str:
@@ -42,3 +42,21 @@ def check_submission_access(session: Session, user: User, bench: Benchmark, spli
             f"submissions to the held-out {split} split of {bench.key} need your signed and "
             f"approved data-use agreement: {decision.reason} (sign it at {sign_path(bench)})",
             extra={"sign_url": sign_path(bench)})
+
+
+def refusal_at_job_start(session: Session, sub: Submission, bench: Benchmark, *, what: str,
+                         now: datetime | None = None) -> str | None:
+    """Why a submission accepted earlier may no longer be scored or run now, or None.
+
+    Asked by the jobs when they start (issue 36): an agreement revoked (or expired, or a new
+    version not yet signed) while the submission waited in the queue stops it, as it would
+    have stopped the upload. ``what`` is the gate's action: ``"test_submission"`` for a
+    predictions file (only held-out splits are gated), ``"container_run"`` for an image (the
+    caller decides which splits need it). Baselines, which no team submits, are never refused.
+    The reason is the gate's, e.g. "agreement revoked on 2026-12-05 14:03 UTC: <why>".
+    """
+    if sub.is_baseline or (what == "test_submission" and sub.split not in HELD_OUT_SPLITS):
+        return None
+    user = session.get(User, sub.user_id) if sub.user_id is not None else None
+    decision = can_access(session, user, bench, what, now=now)
+    return None if decision else decision.reason

@@ -26,6 +26,7 @@ import logging
 import math
 import os
 import re
+import shutil
 import tempfile
 import threading
 import time
@@ -34,6 +35,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import redis
 from flask import current_app
 
 from leaderboard.builders import BENCHMARKS, check_paths
@@ -42,7 +44,8 @@ from leaderboard.server.access import audit
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_db
 from leaderboard.server.errors import ServiceError
-from leaderboard.server.jobs.queue import get_queue
+from leaderboard.server.jobs import lease
+from leaderboard.server.jobs.queue import current_job_id, get_queue, redis_connection
 from leaderboard.server.models import User, utcnow
 from leaderboard.server.services.benchmarks import check_pack_path, import_pack
 
@@ -50,6 +53,8 @@ log = logging.getLogger(__name__)
 
 BUILD_QUEUE = "admin"
 JOB_FUNC = "leaderboard.server.jobs.builds.run_build"
+#: the lease a running build holds (`leaderboard.server.jobs.lease`), keyed by its build id
+LEASE_KIND = "pack-build"
 #: RQ job timeout of one build unless the config sets BUILD_TIMEOUT_S (VCT² takes hours)
 DEFAULT_TIMEOUT_S = 6 * 3600
 STATES = ("queued", "running", "done", "failed")
@@ -224,18 +229,42 @@ def start_build(request: dict[str, Any], *, actor_id: int | None) -> str:
                 run_build(request["id"])
         threading.Thread(target=target, name=f"pack-build-{request['id']}", daemon=True).start()
         return request["id"]
-    import redis
     try:
-        queue.enqueue(JOB_FUNC, request["id"], job_id=f"build-{request['id']}",
-                      job_timeout=int(cfg.get("BUILD_TIMEOUT_S", DEFAULT_TIMEOUT_S)),
-                      result_ttl=cfg["JOB_RESULT_TTL_S"], failure_ttl=cfg["JOB_FAILURE_TTL_S"],
-                      description=f"build {request['benchmark']} pack {request['id']}")
+        enqueue_job(queue, status, cfg)
     except redis.exceptions.RedisError as exc:
         # nothing will ever pick it up: say so on the page rather than leave it "queued"
         log.warning("enqueue build=%s failed", request["id"], exc_info=True)
         _update(status_path(cfg["DATA_DIR"], request["id"]), status, state="failed",
                 error=f"could not reach the job queue: {exc}", finished_at=utcnow().isoformat())
     return request["id"]
+
+
+def enqueue_job(queue, status: dict[str, Any], cfg) -> None:
+    """Put the build of ``status`` on the ``admin`` queue (job ``build-<id>``); raises
+    RedisError. Also the reconciler's re-queue of a queued build whose job was lost."""
+    queue.enqueue(JOB_FUNC, status["id"], job_id=f"build-{status['id']}",
+                  job_timeout=int(cfg.get("BUILD_TIMEOUT_S", DEFAULT_TIMEOUT_S)),
+                  result_ttl=cfg["JOB_RESULT_TTL_S"], failure_ttl=cfg["JOB_FAILURE_TTL_S"],
+                  description=f"build {status['benchmark']} pack {status['id']}")
+
+
+def fail_dead_build(data_dir: str | os.PathLike, build_id: str, reason: str) -> bool:
+    """The reconciler found the build's worker dead (`leaderboard.server.jobs.admin_recovery`):
+    mark it failed with ``reason`` and remove its partial pack at ``out`` (what the builder's
+    own failure path removes too). False when it is no longer queued or running."""
+    path = status_path(data_dir, build_id)
+    try:
+        status = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return False
+    if status.get("state") not in ("queued", "running"):
+        return False
+    out = status.get("out")
+    if status.get("state") == "running" and out and Path(out).is_dir():
+        shutil.rmtree(out, ignore_errors=True)
+    _update(path, status, state="failed", message="the build stopped", error=reason,
+            finished_at=utcnow().isoformat())
+    return True
 
 
 def _progress_writer(path: Path, status: dict[str, Any]):
@@ -256,9 +285,6 @@ def run_build(build_id: str) -> dict[str, Any]:
 
     Never raises for a bad release or pack: the status says "failed" with the error text (which
     names the file and record). Returns the final status."""
-    # lazy: the builders need the [builders] extra (OpenCV, pyarrow), which a server may lack
-    from leaderboard import builders
-
     cfg = current_app.config
     path = status_path(cfg["DATA_DIR"], build_id)
     status = read_status(cfg["DATA_DIR"], build_id)
@@ -266,6 +292,15 @@ def run_build(build_id: str) -> dict[str, Any]:
         raise ValueError(f"no build {build_id!r} under {path.parent}")
     if status["state"] in FINISHED:
         return status  # a re-delivered job: never build twice
+    # the heartbeat the reconciler reads: a build whose lease lapses lost its worker
+    with lease.hold(redis_connection(), LEASE_KIND, build_id, current_job_id()):
+        return _run_build(build_id, cfg, path, status)
+
+
+def _run_build(build_id: str, cfg, path: Path, status: dict[str, Any]) -> dict[str, Any]:
+    # lazy: the builders need the [builders] extra (OpenCV, pyarrow), which a server may lack
+    from leaderboard import builders
+
     _update(path, status, state="running", message="reading the release")
     opts = status["options"]
     outcome: dict[str, Any] = {}

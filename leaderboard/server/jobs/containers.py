@@ -4,7 +4,9 @@
 gpu``) goes through:
 
 1. claim (`scoring_service.claim`: received/queued -> scoring, one winner) and re-check the
-   data-use gate for held-out splits with the submitting user (revoked -> failed, the reason);
+   data-use gate for held-out splits with the submitting user
+   (`access.submitting.refusal_at_job_start`: an agreement revoked while it waited -> failed
+   with "agreement revoked on <date>", quota and phase cap given back, the team notified);
 2. load the tarball (`harness.load_image`: inspected again, pinned by id, labelled), record a
    `ContainerRun`, build ``/input`` (`container_inputs`: public items and media, never labels),
    run it (`harness.run_submission`, limits from the ``HARNESS_*`` settings, one GPU by index
@@ -53,13 +55,14 @@ from harness import (
 from leaderboard.core.benchmarks import get_benchmark as benchmark_module
 from leaderboard.core.errors import PredictionError
 from leaderboard.core.packs import HELD_OUT_SPLITS
-from leaderboard.server.access.gate import can_access, is_scoring_only
+from leaderboard.server.access.gate import is_scoring_only
+from leaderboard.server.access.submitting import refusal_at_job_start
 from leaderboard.server.db import get_db
 from leaderboard.server.jobs import robustness_run
 from leaderboard.server.jobs.container_inputs import build_input_dir
 from leaderboard.server.jobs.queue import GPU_QUEUE, TRANSIENT, enqueue_or_run_inline, mark_queued
-from leaderboard.server.jobs.scoring import record_invalid, store_scores
-from leaderboard.server.models import IN_FLIGHT, Benchmark, Submission, User, utcnow
+from leaderboard.server.jobs.scoring import give_back_attempt, record_invalid, store_scores
+from leaderboard.server.models import IN_FLIGHT, Benchmark, Submission, utcnow
 from leaderboard.server.models.containers import ContainerRun
 from leaderboard.server.services import scoring_service as svc
 from leaderboard.server.services.submissions import mark_failed
@@ -113,7 +116,8 @@ def run_container_submission(submission_id: int) -> dict:
             plan = _plan(session, sid, cfg) if claim is not None else None
             if plan is not None and plan.refused:
                 _record_failure(session, sid, "access_denied",
-                                f"data-use agreement: {plan.refused}", counted=False)
+                                f"refused before its run: {plan.refused}. This does not count "
+                                "toward your quota.", counted=False)
     except TRANSIENT:
         raise
     except Exception as exc:
@@ -156,9 +160,7 @@ def _plan(session, sid: int, cfg) -> Plan:
     bench = session.get(Benchmark, sub.benchmark_id)
     refused = None
     if sub.split in HELD_OUT_SPLITS or is_scoring_only(bench):  # no media to mount
-        user = session.get(User, sub.user_id) if sub.user_id is not None else None
-        decision = can_access(session, user, bench, "container_run")
-        refused = None if decision else decision.reason
+        refused = refusal_at_job_start(session, sub, bench, what="container_run")
     module = benchmark_module(bench.key)
     tasks = ",".join(t["key"] for t in (bench.meta_json or {}).get("tasks", []))
     return Plan(sid, bench.key, sub.split, bench.pack_path, Path(cfg["DATA_DIR"]) / sub.file_path,
@@ -232,12 +234,24 @@ def _score(claim: svc.Claim, sid: int) -> dict:
     try:
         result = svc.compute(claim, label_keys=current_app.config["LABEL_KEYS"])
     except PredictionError as err:
-        return record_invalid(sid, err, job="container", attempt=claim.attempt)
+        try:
+            return record_invalid(sid, err, job="container", attempt=claim.attempt)
+        except TRANSIENT:
+            give_back_attempt(sid, claim.attempt)  # an outage, not the team, cut this run
+            raise
+    except TRANSIENT:
+        give_back_attempt(sid, claim.attempt)
+        raise
     except Exception as exc:
         log.exception("job=container submission=%s outcome=scoring_error", sid)
         _platform_failure(sid, f"scoring crashed ({type(exc).__name__})")
         raise
-    n = store_scores(sid, claim.benchmark_key, result, job="container", attempt=claim.attempt)
+    try:
+        n = store_scores(sid, claim.benchmark_key, result, job="container",
+                         attempt=claim.attempt)
+    except TRANSIENT:  # the predictions are kept: the re-queued run scores them, runs nothing
+        give_back_attempt(sid, claim.attempt)
+        raise
     if n is None:  # re-queued past its deadline while this run went on: the newer run counts
         return {"submission": sid, "status": "superseded"}
     return {"submission": sid, "status": "scored", "records": n}

@@ -17,6 +17,7 @@ Without Redis (inline jobs) there is no lease and the reconciler keeps to the de
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -32,13 +33,27 @@ RENEW_S = 5
 _PREFIX = "lb:lease:"
 
 
-def lease_key(kind: str, submission_id: int) -> str:
-    return f"{_PREFIX}{kind}:{int(submission_id)}"
+_KEY = re.compile(r"^[A-Za-z0-9-]{1,80}$")
+
+
+def _ident(key: int | str) -> str:
+    """A submission or build id as it appears in a lease key (ValueError for anything else)."""
+    if isinstance(key, int) or (isinstance(key, str) and key.isascii() and key.isdigit()):
+        return str(int(key))
+    if isinstance(key, str) and _KEY.match(key):
+        return key  # a pack build's id (`leaderboard.server.jobs.builds.BUILD_ID`)
+    raise ValueError(f"not a lease id: {key!r}")
+
+
+def lease_key(kind: str, key: int | str) -> str:
+    return f"{_PREFIX}{kind}:{_ident(key)}"
 
 
 @contextmanager
-def hold(conn: redis.Redis | None, kind: str, submission_id: int, owner: str) -> Iterator[None]:
-    """Hold the lease of ``(kind, submission_id)`` for the block (nothing without Redis).
+def hold(conn: redis.Redis | None, kind: str, submission_id: int | str,
+         owner: str) -> Iterator[None]:
+    """Hold the lease of ``(kind, submission_id)`` for the block (nothing without Redis); the
+    admin jobs hold theirs by build id (``robustness-build``, ``pack-build``).
 
     Redis trouble never fails the job: a renewal that fails is retried at the next tick, and
     the job goes on (the reconciler cannot act on what it cannot see either).
@@ -76,9 +91,9 @@ def hold(conn: redis.Redis | None, kind: str, submission_id: int, owner: str) ->
             pass  # it expires by itself within TTL_S
 
 
-def held(conn: redis.Redis, kind: str, submission_ids: Iterable[int]) -> set[int]:
+def held(conn: redis.Redis, kind: str, submission_ids: Iterable[int | str]) -> set:
     """The ids among ``submission_ids`` whose ``kind`` lease is held right now (one MGET)."""
-    ids = [int(i) for i in submission_ids]
+    ids = [i if isinstance(i, str) and not i.isdigit() else int(i) for i in submission_ids]
     if not ids:
         return set()
     values = conn.mget([lease_key(kind, i) for i in ids])

@@ -13,7 +13,8 @@ for a deadline it does not need):
   A job still waiting past the row's deadline is a backlog: the deadline moves on.
 - **scoring**: the work-horse renews a lease every few seconds (`leaderboard.server.jobs.lease`);
   a row with no lease, claimed more than `RECOVERY_GRACE_S` ago, lost its worker and is
-  re-queued. Container runs keep to their deadline (wall limit + margin): the orphaned container
+  re-queued; but not while Redis restarted less than a lease's TTL ago and after the claim
+  (the live job has not written its lease again yet): an outage costs no job an attempt. Container runs keep to their deadline (wall limit + margin): the orphaned container
   holds its GPU until the reaper removes it, so re-running earlier would share the device.
 - **any state past its deadline** (a row with none counts from ``created_at`` +
   ``QUEUE_DEADLINE_S``): re-queued. This is all the reconciler can go by without Redis (inline
@@ -31,7 +32,9 @@ start of the previous one (not N seconds after it ended), and runs the next pass
 a re-queue is then due at most lease TTL (15 s) + one period (10 s) + one pass after the kill.
 
 Re-queuing a submission that used ``MAX_ATTEMPTS`` (``CONTAINER_MAX_ATTEMPTS``) fails it as a
-platform error with the reason (quota refunded) instead. None is ever dropped. Two reconcilers
+platform error with the reason (quota refunded) instead. Only the job's own failures count: an
+attempt an outage cut is given back by the job (`scoring.give_back_attempt`), or, when the
+database was away, noted in Redis and given back here when the row is re-queued. None is ever dropped. Two reconcilers
 are safe: each acts on a row only under its row lock and only if the row is unchanged since it
 decided, and a duplicate job is harmless (only one claim of a row wins).
 
@@ -40,6 +43,11 @@ judging "queued"/"running" with no job in the ``judge`` queue and no judge lease
 after `RECOVERY_GRACE_S` (after ``JUDGE_DEADLINE_S`` without Redis), and once the round has used
 ``MAX_ATTEMPTS`` judge runs it is marked "failed" with the reason (the judge-free records stay on
 the board).
+
+Admin jobs (issue 36): each pass also finds robustness copy builds and pack builds whose
+worker died (their lease gone for ``lease.TTL_S``): one that never started is enqueued again,
+one cut while running is failed with the reason and its partial files are removed
+(`leaderboard.server.jobs.admin_recovery`).
 
 Challenges (issue 12): each pass also finishes every challenge whose last phase has closed
 (`leaderboard.server.services.challenges.finish_due`): the private part is revealed and the
@@ -60,9 +68,10 @@ from sqlalchemy import select
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_db
 from leaderboard.server.jobs import lease, queue
+from leaderboard.server.jobs.admin_recovery import recover_admin_jobs
 from leaderboard.server.jobs.containers import enqueue_container
 from leaderboard.server.jobs.judging import JUDGE_QUEUE, enqueue_judging
-from leaderboard.server.jobs.scoring import enqueue_scoring
+from leaderboard.server.jobs.scoring import enqueue_scoring, give_back_key
 from leaderboard.server.models import IN_FLIGHT, Submission, utcnow
 from leaderboard.server.services.challenges import finish_due
 from leaderboard.server.services.judging import JUDGING_IN_FLIGHT, set_state
@@ -83,6 +92,9 @@ class ReconcileReport:
     judging_requeued: list[int] = field(default_factory=list)
     judging_failed: list[int] = field(default_factory=list)
     challenges_finished: list[str] = field(default_factory=list)
+    #: admin jobs (`leaderboard.server.jobs.admin_recovery`): "robustness-build:<id>", ...
+    builds_failed: list[str] = field(default_factory=list)
+    builds_requeued: list[str] = field(default_factory=list)
     started_at: datetime | None = None
     duration_s: float = 0.0
     in_flight: int = 0
@@ -99,11 +111,13 @@ class ReconcileReport:
         for label, name in (("requeued", "requeued"), ("failed", "failed"),
                             ("still_waiting", "extended"), ("judging_requeued", "judging_requeued"),
                             ("judging_failed", "judging_failed"),
+                            ("builds_failed", "builds_failed"),
+                            ("builds_requeued", "builds_requeued"),
                             ("challenges_finished", "challenges_finished")):
             values = getattr(self, name)
             if values:
                 parts.append(f"{label}={len(values)}[{','.join(str(v) for v in values)}]")
-            elif not label.startswith(("judging", "challenges")):
+            elif not label.startswith(("judging", "challenges", "builds")):
                 parts.append(f"{label}=0")
         return " ".join(parts)
 
@@ -140,6 +154,9 @@ class Evidence:
     views: dict[str, queue.QueueView]
     scoring_leases: set[int]
     judge_leases: set[int]
+    #: when (unix seconds, real clock) the Redis answering now started: a lease missing for a
+    #: job claimed before then may just not have been written again yet
+    redis_started: float = 0.0
 
 
 def _gather(row_ids: list[int], judge_ids: list[int]) -> Evidence | None:
@@ -151,8 +168,9 @@ def _gather(row_ids: list[int], judge_ids: list[int]) -> Evidence | None:
     try:
         views = {name: queue.queue_view(name, conn)
                  for name in (queue.SCORING_QUEUE, queue.GPU_QUEUE, JUDGE_QUEUE)}
+        uptime = float(conn.info("server").get("uptime_in_seconds", 0))
         return Evidence(views, lease.held(conn, "score", row_ids),
-                        lease.held(conn, "judge", judge_ids))
+                        lease.held(conn, "judge", judge_ids), redis_started=time.time() - uptime)
     except redis.exceptions.RedisError as exc:
         log.warning("reconcile: Redis is not answering (%s); deadlines only this pass",
                     type(exc).__name__)
@@ -178,7 +196,21 @@ def _verdict(row: _Row, ev: Evidence | None, *, now: datetime, cfg) -> str:
         return "lost"
     if row.kind == "container" or row.id in ev.scoring_leases:
         return "ok"
+    if _lease_may_come_back(row, ev):
+        return "ok"
     return "lost" if (row.started_at or row.created_at) < now - grace else "ok"
+
+
+def _lease_may_come_back(row: _Row, ev: Evidence) -> bool:
+    """Redis restarted (empty) less than a lease's TTL ago while this row was being scored: a
+    live job writes its lease again within ``lease.RENEW_S``, so its absence proves nothing
+    yet. Re-queuing it now would cost the job an attempt for a Redis outage (issue 36); a dead
+    one is re-queued a few seconds later instead. Real clock: Redis reports its own uptime."""
+    if time.time() - ev.redis_started >= lease.TTL_S:
+        return False
+    started = row.started_at or row.created_at
+    started = started if started.tzinfo else started.replace(tzinfo=timezone.utc)
+    return started.timestamp() < ev.redis_started
 
 
 def _in_flight(session) -> list[_Row]:
@@ -224,6 +256,8 @@ def reconcile(*, now: datetime | None = None) -> ReconcileReport:
                 report.extended.append(row.id)
                 continue
             container = sub.kind == "container"
+            if _given_back(row.id, sub.attempts):
+                sub.attempts -= 1  # an outage cut it, not the job (`scoring.give_back_attempt`)
             if sub.attempts >= cfg["CONTAINER_MAX_ATTEMPTS" if container else "MAX_ATTEMPTS"]:
                 record_platform_failure(
                     session, row.id, f"the runner stopped during the run ({sub.attempts} "
@@ -244,10 +278,28 @@ def reconcile(*, now: datetime | None = None) -> ReconcileReport:
     for sid, container in reversed(recovered):
         (enqueue_container if container else enqueue_scoring)(sid, at_front=True)
     reconcile_judging(now=now, report=report, ids=judge_ids, ev=ev)
+    admin = recover_admin_jobs(now=now)
+    report.builds_failed, report.builds_requeued = admin.failed, admin.requeued
     report.challenges_finished = finish_challenges(now=now)
     report.duration_s = time.monotonic() - clock
     log.info("%s", report.log_line())
     return report
+
+
+def _given_back(sid: int, attempts: int) -> bool:
+    """Whether the job noted in Redis that an outage cut its attempt number ``attempts`` (the
+    database was away, so it could not give the attempt back itself); the note is used once."""
+    conn = queue.redis_connection()
+    if conn is None:
+        return False
+    try:
+        noted = conn.get(give_back_key(sid))
+        if noted is None or int(noted) != attempts:
+            return False
+        conn.delete(give_back_key(sid))
+        return True
+    except (redis.exceptions.RedisError, ValueError):
+        return False
 
 
 def finish_challenges(*, now: datetime) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 from flask import current_app
@@ -20,7 +21,8 @@ from sqlalchemy import select
 from leaderboard.core.table import Table
 from leaderboard.server import labels_crypto
 from leaderboard.server.db import get_db
-from leaderboard.server.jobs.queue import get_queue
+from leaderboard.server.jobs import lease
+from leaderboard.server.jobs.queue import current_job_id, get_queue, redis_connection
 from leaderboard.server.models import Benchmark, LabelSet, utcnow
 from leaderboard.server.models.robustness import RobustnessBuild
 from leaderboard.server.services import robustness as svc
@@ -30,6 +32,8 @@ log = logging.getLogger(__name__)
 BUILD_QUEUE = "admin"
 JOB_FUNC = "leaderboard.server.jobs.robustness.build_robustness_copies"
 DEFAULT_TIMEOUT_S = 6 * 3600
+#: the lease a running build holds (`leaderboard.server.jobs.lease`), keyed by its row id
+LEASE_KIND = "robustness-build"
 
 
 def enqueue_build(build_id: int) -> None:
@@ -73,31 +77,40 @@ def build_robustness_copies(build_id: int) -> dict:
         pack_path, split, ciphertext = bench.pack_path, row.split, ls.ciphertext
         root = svc.copies_root(cfg["DATA_DIR"], bench)
         config = svc.config_of(bench)
-    try:
-        labels = Table.from_bytes(labels_crypto.decrypt(ciphertext, keys=cfg["LABEL_KEYS"]))
-        plan = plan_copies(pack_path, split, labels=labels, config=config)
-        if plan is None:
-            raise ValueError(f"split {split!r} has no robustness plan")
-        folder = copies_dir(root, plan)
-        reused = is_built(folder)
-        build_id = _settle_key(build_id, plan.key, plan.n_files)
-        if not reused:
-            last = [0.0]
+    # the heartbeat the reconciler reads (`admin_recovery`): a build whose lease lapses lost its
+    # worker; a build folded into an older row of the same key holds that row's lease too
+    conn, owner = redis_connection(), current_job_id()
+    with ExitStack() as leases:
+        leases.enter_context(lease.hold(conn, LEASE_KIND, build_id, owner))
+        try:
+            labels = Table.from_bytes(labels_crypto.decrypt(ciphertext, keys=cfg["LABEL_KEYS"]))
+            plan = plan_copies(pack_path, split, labels=labels, config=config)
+            if plan is None:
+                raise ValueError(f"split {split!r} has no robustness plan")
+            folder = copies_dir(root, plan)
+            reused = is_built(folder)
+            settled = _settle_key(build_id, plan.key, plan.n_files)
+            if settled != build_id:
+                leases.enter_context(lease.hold(conn, LEASE_KIND, settled, owner))
+            build_id = settled
+            if not reused:
+                last = [0.0]
 
-            def progress(done: int, total: int) -> None:
-                if time.monotonic() - last[0] >= 1.0 or done == total:
-                    last[0] = time.monotonic()
-                    with db.scope() as s:
-                        r = s.get(RobustnessBuild, build_id)
-                        r.done, r.total = done, total
+                def progress(done: int, total: int) -> None:
+                    if time.monotonic() - last[0] >= 1.0 or done == total:
+                        last[0] = time.monotonic()
+                        with db.scope() as s:
+                            r = s.get(RobustnessBuild, build_id)
+                            r.done, r.total = done, total
 
-            build_copies(plan, root, progress=progress)
-    except Exception as exc:
-        log.exception("robustness build=%s failed", build_id)
-        with db.scope() as session:
-            r = session.get(RobustnessBuild, build_id)
-            r.status, r.error, r.finished_at = "failed", f"{type(exc).__name__}: {exc}", utcnow()
-        raise
+                build_copies(plan, root, progress=progress)
+        except Exception as exc:
+            log.exception("robustness build=%s failed", build_id)
+            with db.scope() as session:
+                r = session.get(RobustnessBuild, build_id)
+                r.status, r.error, r.finished_at = ("failed", f"{type(exc).__name__}: {exc}",
+                                                    utcnow())
+            raise
     with db.scope() as session:
         r = session.get(RobustnessBuild, build_id)
         r.status, r.reused, r.finished_at = "ready", reused, utcnow()

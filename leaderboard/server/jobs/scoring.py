@@ -19,10 +19,13 @@ from __future__ import annotations
 import logging
 import uuid
 
+import redis
 from flask import current_app
 from rq.timeouts import JobTimeoutException
+from sqlalchemy import select
 
 from leaderboard.core.errors import PredictionError
+from leaderboard.server.access.submitting import refusal_at_job_start
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_db
 from leaderboard.server.jobs import lease
@@ -36,8 +39,10 @@ from leaderboard.server.jobs.queue import (
     mark_queued,
     redis_connection,
 )
+from leaderboard.server.models import Benchmark, Score, Submission
 from leaderboard.server.services import outcome_store
 from leaderboard.server.services import scoring_service as svc
+from leaderboard.server.services.submissions import mark_failed
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +79,59 @@ def record_invalid(submission_id: int, err: PredictionError, *, job: str,
     else:
         phases.facts["problems"] = err.problems.total
     return {"submission": submission_id, "status": "failed"}
+
+
+def refuse_if_not_entitled(session, submission_id: int) -> bool:
+    """At the start of a claimed scoring run: refuse a held-out submission whose submitter has
+    lost the agreement while it waited (revoked, expired, a new version unsigned; issue 36).
+    It ends "failed" with the gate's reason ("agreement revoked on <date>: <why>"), its daily
+    quota and phase cap unit given back, and the team gets a notice (`mark_failed`). A rescore
+    of a submission already scored is not refused: it was scored while entitled."""
+    sub = session.get(Submission, submission_id)
+    reason = refusal_at_job_start(session, sub, session.get(Benchmark, sub.benchmark_id),
+                                  what="test_submission")
+    if reason is None or session.scalar(select(Score.id).where(
+            Score.submission_id == submission_id).limit(1)) is not None:
+        return False
+    mark_failed(sub, f"refused before scoring: {reason}. This does not count toward your "
+                "quota.", detail={"reason": "access_denied", "problems": [], "total_problems": 0})
+    svc.refund_quota(session, sub)
+    log.info("job=score submission=%s outcome=refused reason=agreement", submission_id)
+    return True
+
+
+#: ``lb:give-back:<submission id>`` = the attempt an outage cut while the database was away
+GIVE_BACK_PREFIX = "lb:give-back:"
+
+
+def give_back_key(submission_id: int) -> str:
+    return f"{GIVE_BACK_PREFIX}{int(submission_id)}"
+
+
+def give_back_attempt(submission_id: int, attempt: int) -> None:
+    """An outage (database or Redis), not the job, cut attempt ``attempt``: give it back, so
+    that ``MAX_ATTEMPTS`` counts only the job's own failures (issue 36). The row goes back to
+    "queued" with its attempt count lowered (`scoring_service.back_to_queue`, on a fresh
+    connection: a killed one is replaced); when the database cannot take even that, the
+    attempt is noted in Redis and the reconciler, which re-queues the row once the database
+    answers, gives it back then (`leaderboard.server.jobs.reconcile`). Never raises."""
+    try:
+        with get_db().scope() as session:
+            svc.back_to_queue(session, submission_id,
+                              deadline_s=current_app.config["QUEUE_DEADLINE_S"], attempt=attempt)
+        return
+    except TRANSIENT:
+        pass
+    except Exception:  # noqa: BLE001 - a give-back must not hide the fault that caused it
+        log.exception("submission=%s attempt=%s could not be given back", submission_id, attempt)
+        return
+    conn = redis_connection()
+    try:
+        if conn is not None:
+            conn.set(give_back_key(submission_id), int(attempt), ex=7 * 24 * 3600)
+    except redis.exceptions.RedisError:
+        log.warning("submission=%s attempt=%s: neither the database nor Redis took the "
+                    "give-back; it counts", submission_id, attempt)
 
 
 def _superseded(submission_id: int, job: str) -> dict:
@@ -136,6 +194,7 @@ def _score(submission_id: int, phases: svc.Phases) -> dict:
         with phases.phase("claim"), db.scope() as session:
             claim = svc.claim(session, submission_id, data_dir=cfg["DATA_DIR"],
                               timeout_s=cfg["SCORING_TIMEOUT_S"])
+            refused = claim is not None and refuse_if_not_entitled(session, submission_id)
     except TRANSIENT:
         raise  # nothing was claimed; RQ retries, the reconciler backs it up
     except Exception as exc:  # e.g. the benchmark lost its labels: retrying cannot help
@@ -144,6 +203,8 @@ def _score(submission_id: int, phases: svc.Phases) -> dict:
         raise
     if claim is None:
         return {"submission": submission_id, "status": "skipped"}  # not waiting
+    if refused:
+        return {"submission": submission_id, "status": "refused"}
     with lease.hold(redis_connection(), "score", submission_id, current_job_id()):
         return _score_claimed(claim, cfg, phases)
 
@@ -153,15 +214,15 @@ def _score_claimed(claim: svc.Claim, cfg, phases: svc.Phases) -> dict:
     try:
         result = svc.compute(claim, label_keys=cfg["LABEL_KEYS"], phases=phases)
     except PredictionError as err:
-        return record_invalid(submission_id, err, job="score", attempt=attempt, phases=phases)
+        try:
+            return record_invalid(submission_id, err, job="score", attempt=attempt,
+                                  phases=phases)
+        except TRANSIENT:  # the outage hit the write of the problems
+            give_back_attempt(submission_id, attempt)
+            raise
     except TRANSIENT:
         log.warning("job=score submission=%s outcome=transient", submission_id, exc_info=True)
-        try:
-            with get_db().scope() as session:
-                svc.back_to_queue(session, submission_id, deadline_s=cfg["QUEUE_DEADLINE_S"],
-                                  attempt=attempt)
-        except TRANSIENT:
-            pass  # the row stays "scoring" without a lease; the reconciler will pick it up
+        give_back_attempt(submission_id, attempt)
         raise
     except JobTimeoutException:
         _platform_failure(submission_id, "scoring took longer than the "
@@ -172,8 +233,14 @@ def _score_claimed(claim: svc.Claim, cfg, phases: svc.Phases) -> dict:
         _platform_failure(submission_id, f"scoring crashed ({type(exc).__name__})",
                           attempt=attempt)
         raise
-    n = store_scores(submission_id, claim.benchmark_key, result, job="score", attempt=attempt,
-                     phases=phases)
+    try:
+        n = store_scores(submission_id, claim.benchmark_key, result, job="score",
+                         attempt=attempt, phases=phases)
+    except TRANSIENT:  # the database (or Redis) went away while the scores were written
+        log.warning("job=score submission=%s outcome=transient phase=write", submission_id,
+                    exc_info=True)
+        give_back_attempt(submission_id, attempt)
+        raise
     if n is None:
         return {"submission": submission_id, "status": "superseded"}
     try:

@@ -3,7 +3,9 @@
 RQ's own loop retries a failed dequeue, but any other Redis error (its heartbeat while a job
 runs, registering a new worker, a connection timeout) makes ``Worker.work`` log "quitting" and
 return, and one raised while it registers or unregisters escapes it: a Redis restart used to end
-the process (issue 17). `run_worker` wraps it: when ``work`` ends without a stop request, it lets
+the process (issue 17). Building an RQ worker talks to Redis too (``CLIENT SETNAME``), so a
+worker started while Redis was away used to exit at once (issue 36); it now waits like one that
+lost Redis later. `run_worker` wraps it: when ``work`` ends without a stop request, it lets
 a running work-horse finish, waits until Redis answers again (backing off up to `MAX_WAIT_S`),
 and starts a fresh RQ worker, for as long as it takes. SIGTERM / SIGINT still stop it (RQ's warm
 shutdown while a job runs; at once while waiting). A burst worker (tests, draining) ends as
@@ -89,17 +91,22 @@ def run_worker(conn: redis.Redis, queue_names: list[str], *, burst: bool = False
     cls = SimpleWorker if simple else Worker
     stop = _Stop()
     while True:
-        w = cls(queues, connection=conn, serializer=JSONSerializer)
+        w = None
         try:
+            # building the worker already talks to Redis (CLIENT SETNAME): inside the retry, so
+            # a worker started while Redis is away waits for it like one that lost it later
+            w = cls(queues, connection=conn, serializer=JSONSerializer)
             w.work(burst=burst, with_scheduler=not burst, logging_level="INFO")
-        except redis.exceptions.RedisError as exc:  # lost while registering or unregistering
-            log.warning("worker %s: Redis failed (%s)", w.name, type(exc).__name__)
+        except redis.exceptions.RedisError as exc:  # lost while starting, registering or ending
+            log.warning("worker %s: Redis failed (%s: %s)", w.name if w else "(starting)",
+                        type(exc).__name__, exc)
         stop.install()  # RQ's handlers would talk to Redis, which may be down
-        if w._shutdown_requested_date is not None or stop.requested:
+        if (w is not None and w._shutdown_requested_date is not None) or stop.requested:
             return  # SIGTERM / SIGINT: RQ's warm shutdown is done
-        if burst and _redis_answers(conn):
+        if burst and w is not None and _redis_answers(conn):
             return  # the queues are empty
-        _reap_horse(w)
+        if w is not None:
+            _reap_horse(w)
         if _redis_answers(conn):
             time.sleep(1.0)  # it quit on something else: do not spin if that repeats
         _wait_for_redis(conn, stop)

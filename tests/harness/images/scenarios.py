@@ -37,6 +37,14 @@ STDOUT_FLOOD = (
     "echo '{\"id\": \"a\", \"score\": 0.1}' > /output/predictions.jsonl\n"
 )
 
+# Issue 36: about 3 MB of identical 100-byte lines (as `yes` writes). Docker's json-file log
+# rotates (its per-line overhead fills 1 MiB files fast) and what it retains starts like the log's
+# own beginning, so only a record that knows how much was written can say it was cut.
+LINE_FLOOD = (
+    "echo FIRST-LINE\nyes " + "x" * 99 + " | head -c 3000000\necho END-OF-FLOOD\n"
+    "echo '{\"id\": \"a\", \"score\": 0.1}' > /output/predictions.jsonl\n"
+)
+
 NETWORK = r"""
 echo "interfaces=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\n' ,)"
 if echo GET | nc -w 2 1.1.1.1 80 >/dev/null 2>&1; then echo "tcp=reached"; else echo "tcp=failed"; fi
