@@ -12,7 +12,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
-from leaderboard.server.access import decisions
+from leaderboard.server.services import decisions
 from leaderboard.server.access.gate import latest_request
 from leaderboard.server.models import Benchmark, QuotaUsage, Score, Submission, User, utcnow
 from leaderboard.server.models.challenges import Challenge, ChallengePhase, PhaseUsage

@@ -8,7 +8,7 @@ import json
 from sqlalchemy import create_engine, text
 from sqlalchemy.orm import Session
 
-from leaderboard.server.access import admin_ops
+from leaderboard.server.services import admin_ops
 from leaderboard.server.models import Benchmark, Submission, User
 from leaderboard.server.services.benchmarks import import_pack
 from leaderboard.server.web import create_app

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from leaderboard.core.transparency import receipts
 from leaderboard.core.transparency.canonical import encode_real
 from leaderboard.core.transparency.signing import KeySet
-from leaderboard.server.access import admin_ops
+from leaderboard.server.services import admin_ops
 from leaderboard.server.jobs.scoring import score_submission
 from leaderboard.server.models import Score, Submission, User
 from leaderboard.verify.audit import walk

@@ -13,7 +13,7 @@ from werkzeug.wrappers import Response
 
 from leaderboard.core.transparency import bounds
 from leaderboard.core.transparency.errors import EXIT_CODES, Malformed
-from leaderboard.server.access import admin_ops
+from leaderboard.server.services import admin_ops
 from leaderboard.server.models import Submission, User
 from tests.transparency.conftest import make_admin
 from tests.transparency.test_verify_cli import _run, _superuser, db_url, logged  # noqa: F401
