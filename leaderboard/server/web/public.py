@@ -124,7 +124,7 @@ def home():
     def body():
         infos = boards.list_benchmark_infos(session)
         return render_template("public/_home_boards.html", benchmarks=infos,
-                               modalities=boards.modalities(session),
+                               modality_index=boards.modality_index(session),
                                leaders={b["key"]: _leaders(session, b) for b in infos},
                                recent=act["recent"])
 
@@ -279,15 +279,35 @@ def _switchers(b: dict) -> dict:
             "slice_groups": sorted(groups.items())}
 
 
+@bp.route("/modalities")
+def modalities_index():
+    """Every modality and task kind with its board's leader (the numbers of the boards)."""
+    index = boards.modality_index(lazy_session)
+    return render_template("public/modalities.html", index=index, only=None)
+
+
 @bp.route("/modalities/<modality>")
-def modality_page(modality: str):
+def modality_kinds(modality: str):
+    """One modality's boards, one per task kind (the index, for that modality)."""
+    index = [m for m in boards.modality_index(lazy_session) if m["modality"] == modality]
+    if not index:
+        abort(404, description=f"no modality {modality!r}; modalities: "
+                               f"{boards.modalities(lazy_session)}")
+    return render_template("public/modalities.html", index=index, only=modality)
+
+
+@bp.route("/modalities/<modality>/<kind>")
+def modality_page(modality: str, kind: str):
+    """One modality board: a modality x a task kind x the split the reader picks."""
     page, per_page = page_args()
-    mb = boards.modality_board(lazy_session, modality, page=page, per_page=per_page)
+    split = request.args.get("split") or boards.default_split(lazy_session, modality, kind)
+    mb = boards.modality_board(lazy_session, modality, kind, split=split, page=page,
+                               per_page=per_page)
     body = boards.get_cache().get_or_compute(
-        boards.CROSS, ("modality_html", modality, page, per_page),
+        boards.CROSS, ("modality_html", modality, kind, split, page, per_page),
         lambda: render_template("public/_modality.html", mb=mb))
     return render_template("public/modality.html", mb=mb, body=Markup(body),
-                           all_modalities=boards.modalities(lazy_session))
+                           index=boards.modality_index(lazy_session))
 
 
 def _can_see(sub: Submission) -> tuple[bool, bool]:
