@@ -210,3 +210,42 @@ def page(browser):
 def screenshots() -> Path:
     SCREENSHOTS.mkdir(exist_ok=True)
     return SCREENSHOTS
+
+
+# -- accessibility and layout checks shared by the browser tests ---------------------------------
+#: axe-core, installed from npm (pinned) by scripts/start-services.sh into the git-ignored cache
+AXE = REPO_ROOT / ".cache" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+def assert_accessible(page, what: str) -> None:
+    """axe-core on the page as it is now: no WCAG 2.0/2.1 A or AA violation. The script is
+    evaluated through the DevTools protocol, so the page's Content-Security-Policy stays as
+    production sends it."""
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: run `bash scripts/start-services.sh` (it installs "
+                    "axe-core from npm)")
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.evaluate("src => { (0, eval)(src); }", AXE.read_text())
+    result = page.evaluate("""tags => axe.run(document, {runOnly: {type: 'tag', values: tags},
+        resultTypes: ['violations']}).then(r => r.violations.map(v => ({id: v.id,
+        impact: v.impact, help: v.help, nodes: v.nodes.length,
+        targets: v.nodes.slice(0, 4).map(n => n.target.join(' '))})))""", AXE_TAGS)
+    assert not result, f"{what}: axe-core finds WCAG A/AA violations: {result}"
+
+
+def assert_no_sideways_scroll(page, what: str) -> None:
+    """At the current viewport width: neither the page nor any table wrapper scrolls sideways,
+    and no element sticks out of the viewport."""
+    width = page.viewport_size["width"]
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    assert wide <= width, f"{what} is {wide}px wide at {width}px"
+    inner = page.evaluate("""() => [...document.querySelectorAll('.table-scroll')]
+        .filter(e => e.scrollWidth > e.clientWidth + 1)
+        .map(e => (e.querySelector('table') || e).className + ' ' + e.scrollWidth)""")
+    assert not inner, f"{what} at {width}px: a table scrolls sideways: {inner}"
+    out = page.evaluate("""w => [...document.querySelectorAll('body *')]
+        .filter(e => e.getClientRects().length && !e.closest('.visually-hidden'))
+        .filter(e => e.getBoundingClientRect().right > w + 0.5)
+        .map(e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : ''))""", width)
+    assert not out, f"{what} at {width}px: wider than the viewport: {out[:8]}"
