@@ -244,8 +244,13 @@ def assert_no_sideways_scroll(page, what: str) -> None:
         .filter(e => e.scrollWidth > e.clientWidth + 1)
         .map(e => (e.querySelector('table') || e).className + ' ' + e.scrollWidth)""")
     assert not inner, f"{what} at {width}px: a table scrolls sideways: {inner}"
+    # clipped to nothing (visually hidden, as a stacked table's head): not on the screen
     out = page.evaluate("""w => [...document.querySelectorAll('body *')]
-        .filter(e => e.getClientRects().length && !e.closest('.visually-hidden'))
+        .filter(e => e.getClientRects().length)
+        .filter(e => { for (let a = e; a; a = a.parentElement) {
+            const c = getComputedStyle(a).clip;
+            if (c && c !== 'auto' && c.replace(/[^1-9]/g, '') === '') return false; }
+            return true; })
         .filter(e => e.getBoundingClientRect().right > w + 0.5)
         .map(e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : ''))""", width)
     assert not out, f"{what} at {width}px: wider than the viewport: {out[:8]}"

@@ -13,6 +13,7 @@ passes axe-core (WCAG 2.0/2.1 A and AA) and scrolls sideways at neither width.
 """
 from __future__ import annotations
 
+import csv
 import io
 import json
 from pathlib import Path
@@ -30,7 +31,8 @@ FLIPPED = 13  # of UniAIDet's 65 dev items
 
 def _predictions(pack: Path, out: Path, flip: int) -> Path:
     """Detection predictions from the dev labels, the first ``flip`` rows answered wrong."""
-    rows = [json.loads(line) for line in (pack / "splits" / SPLIT / "labels.jsonl").open()]
+    rows = [json.loads(line) for line in
+            (pack / "splits" / SPLIT / "labels.jsonl").read_text().splitlines()]
     lines = []
     for i, r in enumerate(rows):
         fake = (r["label"] == "fake") != (i < flip)
@@ -151,7 +153,11 @@ def test_modality_boards(live, page, syncred_pack, uniaidet_pack, screenshots, t
 
     # the same rows as CSV
     csv_text = page.request.get(f"{base}/api/v1/modalities/image/detection.csv?split=dev").text()
-    assert csv_text.splitlines()[1].startswith("1,1,1,Ada Labs,,2,2,0.8,")
+    first = next(csv.DictReader(io.StringIO(csv_text)))
+    assert (first["rank"], first["rank_low"], first["team"], first["tasks_covered"]) == (
+        "1", "1", "Ada Labs", "2")
+    assert float(first["mean_score"]) == pytest.approx(0.8)
+    assert float(first["mean_ci_low"]) < 0.8 < float(first["mean_ci_high"])
 
     # the test split: the dev-only teams are not on it
     page.locator("nav.switchers a", has_text="test").click()

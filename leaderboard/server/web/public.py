@@ -83,28 +83,53 @@ class _LazySession:
 lazy_session = _LazySession()
 
 
+#: metric columns a board shows unless the reader picks others (the headline first): a board
+#: with every column (SynCred's seven) does not fit 1280 px without scrolling sideways
+DEFAULT_COLUMNS = 3
+
+
+def shown_columns(b: dict, picked: list[str] | None = None) -> list[str]:
+    """The metric columns a board page shows: ``picked`` (the reader's ``col`` choices, unknown
+    names ignored; "all" = every column), else the board's primary and the next columns up to
+    `DEFAULT_COLUMNS`."""
+    names = [c["metric"] for c in b["columns"]]
+    if picked:
+        if "all" in picked:
+            return names
+        chosen = [n for n in names if n in picked]
+        if chosen:
+            return chosen
+    first = [b["primary"]] if b["primary"] in names else []
+    return (first + [n for n in names if n not in first])[:DEFAULT_COLUMNS]
+
+
 def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = False,
-                    b: dict | None = None, holders: dict | None = None) -> Markup:
+                    b: dict | None = None, holders: dict | None = None,
+                    picked: list[str] | None = None) -> Markup:
     """The rendered table of one page of a board (cached with the board; not cached when
-    ``holders``, the admins' agreement marker, is given)."""
+    ``holders``, the admins' agreement marker, is given). ``picked``: the columns the reader
+    chose (`shown_columns`)."""
     if b is None:
         b = boards.board(lazy_session, **args, page=page, per_page=per_page)
+    shown = shown_columns(b, picked)
 
     link_args = {k: v for k, v in (("modality", args["modality"]), ("slice", args["slice_key"]),
                                    ("mode", args["mode"] if args["mode"] != "team" else None),
-                                   ("per_page", per_page if per_page != PER_PAGE else None))
+                                   ("per_page", per_page if per_page != PER_PAGE else None),
+                                   ("col", picked or None))
                  if v is not None}
 
     def compute():
         return render_template("public/_board.html", board=b, compact=compact,
-                               link_args=link_args, **page_of(b))
+                               link_args=link_args, shown=shown, **page_of(b))
 
     if holders is not None:
         return Markup(render_template("public/_board.html", board=b, compact=compact,
-                                      link_args=link_args, holders=holders, **page_of(b)))
+                                      link_args=link_args, holders=holders, shown=shown,
+                                      **page_of(b)))
 
     key = ("board_html", b["task"]["key"], b["split"], args["modality"], b["slice_key"],
-           args["mode"], page, per_page, compact)
+           args["mode"], page, per_page, compact, tuple(shown))
     return Markup(boards.get_cache().get_or_compute(args["benchmark_key"], key, compute))
 
 
@@ -253,17 +278,20 @@ def board_page(key: str, task: str, split: str):
                      cursor=request.args.get("cursor") or None)
     page = b["page"]  # a cursor names its page: the same rows as that page by number
     holders = agreement_holders_for(b)  # admins only: which teams hold the agreement
+    picked = [c for c in request.args.getlist("col") if c][:50] or None
+    shown = shown_columns(b, picked)
 
     def compute():
         return render_template("public/_board_page.html", board=b, args=args,
-                               switch=_switchers(b),
-                               table=_board_fragment(args, page, per_page, b=b, holders=holders))
+                               switch=_switchers(b), shown=shown,
+                               table=_board_fragment(args, page, per_page, b=b, holders=holders,
+                                                     picked=picked))
 
     if holders is not None:
         return render_template("public/board.html", board=b, body=Markup(compute()))
 
     key = ("board_page", task, split, args["modality"], args["slice_key"], args["mode"], page,
-           per_page)
+           per_page, tuple(shown))
     body = Markup(boards.get_cache().get_or_compute(args["benchmark_key"], key, compute))
     return render_template("public/board.html", board=b, body=body)
 
