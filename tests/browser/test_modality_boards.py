@@ -88,6 +88,8 @@ def _check_widths(page, name: str, shots: Path) -> None:
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         page.wait_for_timeout(100)
+        header = page.locator("header.site-header").bounding_box()["height"]
+        assert header < 60, f"{name}: the header is {header:.0f}px tall at {width}px"
         page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
         assert_no_sideways_scroll(page, name)
         assert_accessible(page, f"{name} at {width}px")
@@ -109,6 +111,8 @@ def test_modality_boards(live, page, syncred_pack, uniaidet_pack, screenshots, t
     _seed(live, syncred_pack, uniaidet_pack, tmp_path)
     baselines = _baseline_values(page, base)
     assert set(baselines) == {"random", "all-fake"}
+
+    assert page.request.get(f"{base}/favicon.ico").status == 200
 
     # the index: every modality and kind with its leader; the breadcrumb leads back to it
     page.goto(f"{base}/modalities")
@@ -150,6 +154,14 @@ def test_modality_boards(live, page, syncred_pack, uniaidet_pack, screenshots, t
     expect(page.locator(".crumbs a", has_text="Modality boards")).to_have_attribute(
         "href", "/modalities")
     _check_widths(page, "detection-dev", shots)
+
+    # on a phone the header is one line; its Menu button opens the links
+    page.set_viewport_size({"width": 390, "height": 900})
+    expect(page.locator("header a", has_text="Challenges")).to_be_hidden()
+    page.locator("header button.menu-toggle").click()
+    expect(page.locator("header a", has_text="Challenges")).to_be_visible()
+    assert_accessible(page, "the header's menu, open")
+    page.set_viewport_size({"width": 1280, "height": 900})
 
     # the same rows as CSV
     csv_text = page.request.get(f"{base}/api/v1/modalities/image/detection.csv?split=dev").text()

@@ -8,7 +8,17 @@ from __future__ import annotations
 
 import markdown
 import nh3
-from flask import Blueprint, Response, abort, json, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    json,
+    render_template,
+    request,
+    send_from_directory,
+    url_for,
+)
 from flask_login import current_user
 from markupsafe import Markup
 from sqlalchemy import func, select
@@ -305,6 +315,13 @@ def _switchers(b: dict) -> dict:
         groups.setdefault(axes, []).append(sk)
     return {"tasks": info["tasks"], "splits": info["splits"],
             "slice_groups": sorted(groups.items())}
+
+
+@bp.route("/favicon.ico")
+def favicon():
+    """The site icon where browsers look for it first (a 404 there otherwise)."""
+    return send_from_directory(current_app.static_folder, "favicon.ico",
+                               mimetype="image/vnd.microsoft.icon", max_age=86400)
 
 
 @bp.route("/modalities")
