@@ -18,7 +18,7 @@ from playwright.sync_api import Page, expect
 from leaderboard.server.config import REPO_ROOT
 from tests.toolkit import make_console_script, run_line
 
-from .conftest import BENCHMARK
+from .conftest import BENCHMARK, assert_accessible
 
 pytestmark = pytest.mark.browser
 
@@ -45,6 +45,7 @@ def no_sideways_scroll(page: Page, name: str, shots=None) -> None:
         wide, inner = page.evaluate(
             "[document.documentElement.scrollWidth, window.innerWidth]")
         assert wide <= inner, f"{name} ({page.url}) is {wide}px wide at {inner}px"
+        assert_accessible(page, f"{name} ({page.url}) at {width}px")
         if shots is not None:
             page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
     page.set_viewport_size({"width": 1280, "height": 900})
