@@ -177,6 +177,22 @@ def test_modality_boards(live, page, syncred_pack, uniaidet_pack, screenshots, t
     expect(page.locator("p.empty")).to_contain_text("No scored public entries")
     _check_widths(page, "detection-test", shots)
 
+    # a task board with seven metric columns: three by default, fitting 1280 px without a
+    # sideways scroll; the column chooser shows any others (then the table may scroll)
+    page.goto(f"{base}/benchmarks/syncred/boards/detection/{SPLIT}")
+    expect(page.locator("table.board thead th")).to_have_count(3 + 4)  # rank, team, method, 3, submitted
+    expect(page.locator("p.legend")).to_contain_text("95% rank interval")
+    _check_widths(page, "task-board", shots)
+    chooser = page.locator("details.col-chooser")
+    chooser.locator("summary").click()
+    extra = chooser.locator("input:not(:checked)").first
+    name, metric = extra.locator("xpath=..").inner_text().strip(), extra.get_attribute("value")
+    extra.check()
+    page.locator("form.filter button[type=submit]").click()
+    expect(page.locator("table.board thead th", has_text=name)).to_have_count(1)
+    expect(page.locator("table.board thead th")).to_have_count(4 + 4)
+    assert f"col={metric}" in page.url
+
     # every other board of the modality renders and passes the same checks
     page.goto(f"{base}/modalities/image")
     links = page.locator("li[class^=kind-] > a")
