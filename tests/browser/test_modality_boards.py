@@ -193,6 +193,15 @@ def test_modality_boards(live, page, syncred_pack, uniaidet_pack, screenshots, t
     expect(page.locator("table.board thead th")).to_have_count(4 + 4)
     assert f"col={metric}" in page.url
 
+    # command blocks wrap on a phone instead of hiding their end behind a scroll
+    page.goto(f"{base}/benchmarks/syncred")
+    page.locator("details.fold summary").first.click()
+    page.set_viewport_size({"width": 390, "height": 900})
+    clipped = page.evaluate("""() => [...document.querySelectorAll('pre')]
+        .filter(p => p.getClientRects().length && p.scrollWidth > p.clientWidth + 1).length""")
+    assert page.locator("pre").count() and clipped == 0
+    _check_widths(page, "benchmark", shots)
+
     # every other board of the modality renders and passes the same checks
     page.goto(f"{base}/modalities/image")
     links = page.locator("li[class^=kind-] > a")
