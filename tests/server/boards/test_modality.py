@@ -260,3 +260,50 @@ def test_kept_rows_equal_a_rebuild_and_the_reference(boards_app, boards_session,
         s.flush()
         s.delete(three)  # its column leaves the boards
         check()
+
+
+def test_mean_interval_and_rank_intervals_from_the_items(boards_app, boards_session, make):
+    """The mean's 95% interval resamples each task's stored per-item outcomes: a team right on
+    every item has [1, 1]; a team right on 60% of each task's items has an interval around its
+    mean (0.2) of about +-2 x sqrt(.24 / 100) / .5 / sqrt(2) = +-0.14; the first is significantly
+    better in every resample, so its rank interval is exactly 1. A row with a cell without
+    outcomes shows its mean without an interval."""
+    import numpy as np
+
+    from leaderboard.core.outcomes import Outcome
+    from leaderboard.server.services import outcome_store
+
+    one = make.benchmark("one", tasks=ONE[:1], metrics=SPECS)
+    three = make.benchmark("three", tasks=ONE[:1], metrics=SPECS)
+    directory = boards_app.config["DATA_DIR"]
+    n = 100  # items per task, as the factory's score rows say
+
+    def enter(team, right, *, kind=None, outcomes=True):
+        for bench in (one, three):
+            x = (np.arange(n) < right).astype(np.float32)
+            sub = _entry(make, bench, team, "detection", float(x.mean()),
+                         is_baseline=kind is not None, baseline_kind=kind)
+            if outcomes:
+                o = Outcome(task="detection", metric="accuracy", model="mean", x=x,
+                            strata=np.zeros(n), modality=np.zeros(n), modalities=("image",))
+                outcome_store.write(directory, sub.id, {"public": {"detection": o}})
+
+    enter(make.team("strong"), n)
+    enter(make.team("weak"), 60)
+    enter(make.team("blind"), 80, outcomes=False)
+    enter(None, 50, kind="random")
+    boards_session.commit()
+    with boards_app.app_context():
+        rows = {r["team"]["name"]: r for r in
+                boards.modality_board(boards_session, "image", "detection")["rows"]}
+    strong, weak = rows["strong"], rows["weak"]
+    assert strong["mean_ci"] == [1.0, 1.0] and strong["n"] == 2 * n
+    assert weak["mean_score"] == pytest.approx(0.2)
+    lo, hi = weak["mean_ci"]
+    assert 0.0 < lo < 0.2 < hi < 0.4 and hi - lo > 0.15
+    assert (strong["rank_interval"]["lo"], strong["rank_interval"]["hi"]) == (1, 1)
+    # "blind" (rank 2, no outcomes) is not resampled: weak's interval cannot rule out rank 2
+    assert (weak["rank"], weak["rank_interval"]["lo"], weak["rank_interval"]["hi"]) == (3, 2, 3)
+    assert rows["blind"]["mean_ci"] is None and rows["blind"]["rank"] == 2
+    base = rows["Baseline: random"]
+    assert base["mean_score"] == pytest.approx(0.0) and base["mean_ci"][0] < 0 < base["mean_ci"][1]
