@@ -117,33 +117,49 @@ def kind_title(kind: str) -> str:
     return KIND_TITLES.get(kind, kind)
 
 
-def columns(session: Session, modality: str, kind: str, split: str) -> list[dict]:
+class _Slices:
+    """The standings' board slices and the benchmarks, read once (one query each) for every
+    board a refresh resolves: per board a handful of lookups instead of a few queries per
+    task per benchmark."""
+
+    def __init__(self, session: Session):
+        self.benchmarks = list(session.scalars(select(Benchmark).order_by(Benchmark.key)))
+        self.slices: dict[tuple, tuple[int, str | None, int]] = {}
+        self.has_parts: set[tuple[int, str]] = set()
+        for sid, bid, split, task, skey, part, rows, judge in session.execute(
+                select(StandingBoard.id, StandingBoard.benchmark_id, StandingBoard.split,
+                       StandingBoard.task, StandingBoard.slice_key, StandingBoard.part,
+                       StandingBoard.rows, StandingBoard.judge)):
+            self.slices[(bid, split, task, skey, part)] = (sid, judge, rows or 0)
+            if part == "public" and rows:
+                self.has_parts.add((bid, split))
+
+    def rows(self, key: tuple) -> int:
+        hit = self.slices.get(key)
+        return hit[2] if hit else 0
+
+
+def columns(session: Session, modality: str, kind: str, split: str,
+            slices: _Slices | None = None) -> list[dict]:
     """The board's columns, resolved to their standings slices (``board_id`` None: that task
-    board has no rows yet)."""
+    board has no rows yet). ``slices``: read once by the caller for many boards."""
+    slices = _Slices(session) if slices is None else slices
     out = []
-    for bench in session.scalars(select(Benchmark).order_by(Benchmark.key)):
+    for bench in slices.benchmarks:
         meta = bench.meta_json or {}
         tasks = [t for t in meta.get("tasks", []) if modality in t.get("modalities", [])
                  and board_kind(t) == kind]
         if split not in meta.get("splits", []) or not tasks:
             continue
-        has_parts = session.scalar(select(StandingBoard.id).where(
-            StandingBoard.benchmark_id == bench.id, StandingBoard.split == split,
-            StandingBoard.part == "public", StandingBoard.rows > 0).limit(1)) is not None
+        has_parts = (bench.id, split) in slices.has_parts
         shown, pick = (("private" if bench.private_revealed else "public"), "public") \
             if has_parts else ("all", "all")
         for t in tasks:
             skey = slice_key_of({"modality": modality})
-            found = session.scalar(select(StandingBoard.id).where(
-                StandingBoard.benchmark_id == bench.id, StandingBoard.split == split,
-                StandingBoard.task == t["key"], StandingBoard.slice_key == skey,
-                StandingBoard.part == pick, StandingBoard.rows > 0).limit(1))
-            if found is None and list(t["modalities"]) == [modality]:
+            if (not slices.rows((bench.id, split, t["key"], skey, pick))
+                    and list(t["modalities"]) == [modality]):
                 skey = ""  # a one-modality task's overall numbers are that modality's
-            sb = session.execute(select(StandingBoard.id, StandingBoard.judge).where(
-                StandingBoard.benchmark_id == bench.id, StandingBoard.split == split,
-                StandingBoard.task == t["key"], StandingBoard.slice_key == skey,
-                StandingBoard.part == shown)).first()
+            sb = slices.slices.get((bench.id, split, t["key"], skey, shown))
             spec = meta.get("metrics", {}).get(t["headline"], {})
             hib = bool(spec.get("higher_is_better", True))
             mag = by_magnitude(spec) if spec else False
@@ -377,7 +393,8 @@ def rebuild_all(session: Session) -> int:
         if (mb.modality, mb.kind, mb.split) not in keys:
             session.delete(mb)
     session.flush()
-    return sum(rebuild_board(session, k) for k in keys)
+    slices = _Slices(session)
+    return sum(rebuild_board(session, k, columns(session, *k, slices)) for k in keys)
 
 
 def is_empty(session: Session) -> bool:
@@ -396,8 +413,9 @@ def refresh_groups(session: Session, touched: Iterable[tuple[int, str]]) -> None
     for bid, grp in touched:
         for key in benchmark_boards(metas.get(bid) or {}):
             by_board.setdefault(key, set()).add(grp)
+    slices = _Slices(session)
     for key, grps in sorted(by_board.items()):
-        cols = columns(session, *key)
+        cols = columns(session, *key, slices)
         mb = _board(session, key)
         if "*" in grps or (mb.columns_json or []) != _signature(cols):
             rebuild_board(session, key, cols)
