@@ -44,22 +44,30 @@ _PUBLIC_COLUMN = ("key", "benchmark", "task", "task_kind", "split", "part", "sli
 ALPHA = 0.05
 
 
+def board_keys(session: Session) -> list[tuple[str, str, str]]:
+    """Every (modality, kind, split) board (`modality_ledger.all_boards`), cached with the
+    boards: a cached page costs no database read."""
+    keys = get_cache().get_or_compute(CROSS, ("modality_board_keys",),
+                                      lambda: [list(k) for k in all_boards(session)])
+    return [tuple(k) for k in keys]
+
+
 def default_split(session: Session, modality: str, kind: str) -> str:
     """The split a board shows when the reader names none: the held-out one when it exists."""
-    splits = [s for m, k, s in all_boards(session) if (m, k) == (modality, kind)]
+    splits = [s for m, k, s in board_keys(session) if (m, k) == (modality, kind)]
     if not splits:
         raise NotFound(_unknown(session, modality, kind))
     return splits[0]
 
 
 def _unknown(session: Session, modality: str, kind: str) -> str:
-    pairs = sorted({f"{m}/{k}" for m, k, _s in all_boards(session)})
+    pairs = sorted({f"{m}/{k}" for m, k, _s in board_keys(session)})
     return f"no modality board {modality}/{kind}; boards: {pairs}"
 
 
 def _check(session: Session, modality: str, kind: str, split: str, page: int,
            per_page: int | None) -> None:
-    keys = all_boards(session)
+    keys = board_keys(session)
     if (modality, kind, split) not in keys:
         if any((m, k) == (modality, kind) for m, k, _s in keys):
             splits = [s for m, k, s in keys if (m, k) == (modality, kind)]
@@ -84,7 +92,7 @@ def _index(session: Session) -> list[dict]:
     boards = {(mb.modality, mb.kind, mb.split): mb
               for mb in session.scalars(select(ModalityBoard))}
     out: list[dict] = []
-    for modality, kind, split in all_boards(session):
+    for modality, kind, split in board_keys(session):
         if not out or out[-1]["modality"] != modality:
             out.append({"modality": modality, "boards": []})
         kinds = out[-1]["boards"]
@@ -196,7 +204,7 @@ def _public_columns(cols: list[dict]) -> list[dict]:
 
 
 def _splits(session: Session, modality: str, kind: str) -> list[str]:
-    return [s for m, k, s in all_boards(session) if (m, k) == (modality, kind)]
+    return [s for m, k, s in board_keys(session) if (m, k) == (modality, kind)]
 
 
 def _page(session: Session, modality: str, kind: str, split: str, page: int,
