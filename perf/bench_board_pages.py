@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT))
 
 PATHS = {"json": "/api/v1/boards/loki/detection/test",
          "html": "/benchmarks/loki/boards/detection/test",
-         "home": "/", "modality": "/modalities/image",
-         "modality_json": "/api/v1/modalities/image"}
+         "home": "/", "modality": "/modalities/image/detection",
+         "modality_json": "/api/v1/modalities/image/detection"}
 BOARD = "/api/v1/boards/loki/detection/test?mode=all"
 
 

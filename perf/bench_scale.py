@@ -239,8 +239,8 @@ def main(argv=None) -> int:
                  "html": "/benchmarks/loki/boards/detection/test",
                  "json_all_p1": "/api/v1/boards/loki/detection/test?mode=all",
                  f"json_all_p{deep}": f"/api/v1/boards/loki/detection/test?mode=all&page={deep}",
-                 "home": "/", "modality": "/modalities/image",
-                 "modality_json": "/api/v1/modalities/image"}
+                 "home": "/", "modality": "/modalities/image/detection",
+                 "modality_json": "/api/v1/modalities/image/detection"}
         for label, path in paths.items():
             cold = []
             for _ in range(5):

@@ -29,6 +29,14 @@ fi
 # Chromium for Playwright (the Python package drives /usr/bin/chromium; no browser download)
 [ -x /usr/bin/chromium ] || apt_install chromium
 
+# axe-core for the browser tests' accessibility checks (tests/browser/conftest.py), from npm into
+# the git-ignored .cache/npm, pinned; node and npm from Debian when missing
+AXE_VERSION=4.10.3
+if ! grep -qs "\"version\": \"$AXE_VERSION\"" .cache/npm/node_modules/axe-core/package.json; then
+  command -v npm >/dev/null || apt_install npm
+  npm install --prefix .cache/npm --no-audit --no-fund --silent "axe-core@$AXE_VERSION" >/dev/null
+fi
+
 # ffmpeg (libx264, libmp3lame, libopus): the robustness track's video and audio degradations
 command -v ffmpeg >/dev/null || apt_install ffmpeg
 

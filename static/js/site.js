@@ -30,6 +30,19 @@
     Array.prototype.forEach.call(document.querySelectorAll("time.countdown"), renderCountdown);
   }
 
+  // the header's Menu button on a phone (site.css shows it under 641 px)
+  function headerMenu() {
+    var header = document.querySelector(".site-header");
+    var button = header && header.querySelector(".menu-toggle");
+    if (!button) { return; }
+    header.classList.add("has-menu");
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      var open = header.classList.toggle("open");
+      button.setAttribute("aria-expanded", open ? "true" : "false");
+    });
+  }
+
   function scrollHints() {
     Array.prototype.forEach.call(document.querySelectorAll(".table-scroll"), function (box) {
       var hint = box.nextElementSibling;
@@ -41,6 +54,7 @@
 
   onReady(function () {
     tick();
+    headerMenu();
     if (document.querySelector("time.countdown")) { window.setInterval(tick, 1000); }
     scrollHints();
     window.addEventListener("resize", scrollHints);

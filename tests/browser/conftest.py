@@ -210,3 +210,56 @@ def page(browser):
 def screenshots() -> Path:
     SCREENSHOTS.mkdir(exist_ok=True)
     return SCREENSHOTS
+
+
+# -- accessibility and layout checks shared by the browser tests ---------------------------------
+#: axe-core, installed from npm (pinned) by scripts/start-services.sh into the git-ignored cache
+AXE = REPO_ROOT / ".cache" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+def axe_violations(page, exclude: tuple[str, ...] = ()) -> list[dict]:
+    """axe-core's WCAG 2.0/2.1 A and AA violations on the page as it is now (id, impact, help,
+    node count, the first targets). The script is evaluated through the DevTools protocol, so
+    the page's Content-Security-Policy stays as production sends it."""
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: run `bash scripts/start-services.sh` (it installs "
+                    "axe-core from npm)")
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.evaluate("src => { (0, eval)(src); }", AXE.read_text())
+    result = page.evaluate("""([tags, exclude]) => axe.run(
+        exclude.length ? {include: [document], exclude: exclude.map(s => [s])} : document,
+        {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']}).then(r => r.violations.map(v => ({id: v.id,
+        impact: v.impact, help: v.help, nodes: v.nodes.length,
+        targets: v.nodes.slice(0, 4).map(n => n.target.join(' '))})))""",
+                           [AXE_TAGS, list(exclude)])
+    return result
+
+
+def assert_accessible(page, what: str, *, exclude: tuple[str, ...] = ()) -> None:
+    """No WCAG 2.0/2.1 A or AA violation that axe-core finds on the page as it is now, outside
+    the ``exclude`` selectors (third-party widgets: Swagger UI on the API reference)."""
+    result = axe_violations(page, exclude)
+    assert not result, f"{what}: axe-core finds WCAG A/AA violations: {result}"
+
+
+def assert_no_sideways_scroll(page, what: str) -> None:
+    """At the current viewport width: neither the page nor any table wrapper scrolls sideways,
+    and no element sticks out of the viewport."""
+    width = page.viewport_size["width"]
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    assert wide <= width, f"{what} is {wide}px wide at {width}px"
+    inner = page.evaluate("""() => [...document.querySelectorAll('.table-scroll')]
+        .filter(e => e.scrollWidth > e.clientWidth + 1)
+        .map(e => (e.querySelector('table') || e).className + ' ' + e.scrollWidth)""")
+    assert not inner, f"{what} at {width}px: a table scrolls sideways: {inner}"
+    # clipped to nothing (visually hidden, as a stacked table's head): not on the screen
+    out = page.evaluate("""w => [...document.querySelectorAll('body *')]
+        .filter(e => e.getClientRects().length)
+        .filter(e => { for (let a = e; a; a = a.parentElement) {
+            const c = getComputedStyle(a).clip;
+            if (c && c !== 'auto' && c.replace(/[^1-9]/g, '') === '') return false; }
+            return true; })
+        .filter(e => e.getBoundingClientRect().right > w + 0.5)
+        .map(e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : ''))""", width)
+    assert not out, f"{what} at {width}px: wider than the viewport: {out[:8]}"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import BENCHMARK, SPLIT, _wait_scored
+from .conftest import BENCHMARK, SPLIT, _wait_scored, assert_accessible
 
 pytestmark = pytest.mark.browser
 
@@ -91,7 +91,13 @@ def _inside(page: Page, selector: str, width: int) -> None:
 
 def _sticky_columns_apart(page: Page) -> None:
     """Scrolled fully sideways, the sticky team column does not cover the rank column (which
-    is wider since it carries the interval)."""
+    is wider since it carries the interval). On a phone the rows are stacked blocks (no
+    sticky columns): each cell then spans the row."""
+    if page.evaluate("getComputedStyle(document.querySelector('table.board')).display") != "table":
+        widths = page.evaluate("""() => [...document.querySelectorAll('table.board tbody td')]
+            .map(td => td.getBoundingClientRect().width)""")
+        assert min(widths) >= page.viewport_size["width"] * 0.8, widths[:6]
+        return
     # the widest interval a board shows (only the top 100 rows get one)
     page.evaluate("""() => { const cell = document.querySelector('table.board tbody td');
         cell.firstChild.textContent = '100';
@@ -111,6 +117,7 @@ def _each_width(page: Page, shots: Path, name: str, check=None) -> None:
         page.wait_for_timeout(100)
         page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
         _fits(page, name)
+        assert_accessible(page, f"{name} at {width}px")
         if check is not None:
             check(width)
     page.set_viewport_size({"width": 1280, "height": 900})
@@ -122,8 +129,8 @@ def test_intervals_and_compare(live, page, syncred_pack, screenshots, tmp_path):
     shots = screenshots / "compare"
     shots.mkdir(exist_ok=True)
     # before any team entry on the held-out split, the modality board says so in words
-    page.goto(f"{base}/modalities/image")
-    expect(page.locator("main p.empty")).to_contain_text("No scored public entries yet")
+    page.goto(f"{base}/modalities/image/detection")
+    expect(page.locator("main p.empty")).to_contain_text("No scored public entries")
     _each_width(page, shots, "modality-empty")
 
     ids = _seed_teams(live, syncred_pack, tmp_path)
@@ -236,7 +243,7 @@ def test_intervals_and_compare(live, page, syncred_pack, screenshots, tmp_path):
     expect(nav).to_contain_text("page 1 of")
 
     # the modality page ranks teams on the held-out split; its links lead to the task boards
-    page.goto(f"{base}/modalities/image")
+    page.goto(f"{base}/modalities/image/detection")
     expect(page.locator("table.board tbody tr", has_text="Ada Labs")).to_have_count(1)
     _each_width(page, shots, "modality")
     page.locator("table.board thead a").first.click()

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlalchemy import select
 
-from .conftest import BENCHMARK
+from .conftest import BENCHMARK, assert_accessible
 
 pytestmark = pytest.mark.browser
 
@@ -32,6 +32,7 @@ def _fits(page: Page, shots, name: str) -> None:
             "[document.documentElement.scrollWidth, window.innerWidth]")
         page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
         assert wide <= inner, f"{name} ({page.url}) is {wide}px wide at {width}px"
+        assert_accessible(page, f"{name} ({page.url}) at {width}px")
     page.set_viewport_size({"width": 1280, "height": 900})
 
 

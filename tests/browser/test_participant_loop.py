@@ -15,7 +15,7 @@ import shlex
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import BENCHMARK
+from .conftest import BENCHMARK, assert_accessible
 
 from leaderboard.server.config import REPO_ROOT
 from tests.toolkit import make_console_script, run_line
@@ -45,6 +45,7 @@ def no_sideways_scroll(page: Page, name: str, shots=None) -> None:
         wide, inner = page.evaluate(
             "[document.documentElement.scrollWidth, window.innerWidth]")
         assert wide <= inner, f"{name} ({page.url}) is {wide}px wide at {inner}px"
+        assert_accessible(page, f"{name} ({page.url}) at {width}px")
         if shots is not None:
             page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
     page.set_viewport_size({"width": 1280, "height": 900})

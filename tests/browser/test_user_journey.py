@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import BENCHMARK, SPLIT
+from .conftest import BENCHMARK, SPLIT, assert_accessible
 
 pytestmark = pytest.mark.browser
 
@@ -119,6 +119,7 @@ def test_user_journey(live, page: Page, predictions, screenshots):
     row = page.locator(f"#submission-{sub_id}")
     expect(row.locator(".status")).to_have_text("scored", timeout=SCORED_TIMEOUT_MS)
     page.screenshot(path=str(screenshots / f"{mode}-mine.png"), full_page=True)
+    assert_accessible(page, "mine")
 
     # the benchmark page links to the full board, where the team's row is
     page.goto(f"{base}/benchmarks/{BENCHMARK}")
@@ -130,6 +131,7 @@ def test_user_journey(live, page: Page, predictions, screenshots):
     expect(page.locator("table.board tbody tr.baseline")).to_have_count(2)
     _sort_a_column(page)
     page.screenshot(path=str(screenshots / f"{mode}-board.png"), full_page=True)
+    assert_accessible(page, "board")
 
     # the submission page draws its plots server-side (no CDN)
     team_row.locator("a", has_text="Random scores").click()
@@ -138,6 +140,7 @@ def test_user_journey(live, page: Page, predictions, screenshots):
     assert page.locator("section.plots svg").count() >= 2  # ROC and PR at least
     expect(page.locator("table.records").first).to_be_visible()
     page.screenshot(path=str(screenshots / f"{mode}-submission.png"), full_page=True)
+    assert_accessible(page, "submission")
 
     # an invalid file: the failure names the line and the field
     bad_id = _upload(page, base, predictions["invalid"], "Broken file")
@@ -146,3 +149,4 @@ def test_user_journey(live, page: Page, predictions, screenshots):
     expect(bad.locator(".failure-lines")).to_contain_text("line 3")
     expect(bad.locator(".failure-lines")).to_contain_text("field 'score'")
     page.screenshot(path=str(screenshots / f"{mode}-invalid.png"), full_page=True)
+    assert_accessible(page, "invalid")

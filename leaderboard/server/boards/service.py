@@ -5,7 +5,8 @@ Each job has its own module; this one only names them in one place (views import
 
 * `leaderboard.server.boards.meta`: benchmark metadata, tasks, slice keys, modalities;
 * `leaderboard.server.boards.board`: one page of a task board (cached), exports, intervals;
-* `leaderboard.server.boards.modality`: one page of a modality board (cached), exports;
+* `leaderboard.server.boards.modality`: the modality boards' index and one page of a board
+  (modality x task kind x split, cached), exports;
 * `leaderboard.server.boards.reads`: the standings reads under both (placement, pages);
 * `leaderboard.server.boards.reference`: a board from the score rows (tests' reference);
 * `leaderboard.server.boards.cache`: the cache and `invalidate_boards`, which every write that
@@ -27,12 +28,19 @@ from leaderboard.server.boards.meta import (
     parse_slice_key,
     task_of,
 )
-from leaderboard.server.boards.modality import modality_board, modality_rows
-from leaderboard.server.boards.modality_ledger import MODALITY_ORDER
+from leaderboard.server.boards.modality import (
+    default_split,
+    modality_board,
+    modality_index,
+    modality_rows,
+)
+from leaderboard.server.boards.modality_ledger import MODALITY_ORDER, all_boards
+from leaderboard.server.boards.normalise import KIND_TITLES
 from leaderboard.server.boards.reads import placement
 from leaderboard.server.boards.reference import compute_board_full
 
-__all__ = ["CROSS", "MAX_PER_PAGE", "MODALITY_ORDER", "MODES", "_info_of", "benchmark_info",
-           "board", "board_rows", "board_split", "compute_board", "compute_board_full",
-           "get_cache", "invalidate_boards", "list_benchmark_infos", "modalities",
-           "modality_board", "modality_rows", "parse_slice_key", "placement", "task_of"]
+__all__ = ["CROSS", "KIND_TITLES", "MAX_PER_PAGE", "MODALITY_ORDER", "MODES", "_info_of",
+           "all_boards", "benchmark_info", "board", "board_rows", "board_split", "compute_board",
+           "compute_board_full", "default_split", "get_cache", "invalidate_boards",
+           "list_benchmark_infos", "modalities", "modality_board", "modality_index",
+           "modality_rows", "parse_slice_key", "placement", "task_of"]

@@ -17,7 +17,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Float, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from leaderboard.server.models.base import Base
@@ -85,37 +95,48 @@ class Standing(Base):
 
 
 class ModalityBoard(Base):
-    """One modality board (issue 25): its columns (the task boards it reads, as
+    """One modality board: a modality x a board kind (`leaderboard.server.boards.normalise`) x a
+    split, its columns (the task boards it reads, as
     `leaderboard.server.boards.modality_ledger.columns` resolved them) and its counters."""
 
     __tablename__ = "modality_board"
+    __table_args__ = (UniqueConstraint("modality", "kind", "split",
+                                       name="uq_modality_board_key"),)
     id: Mapped[int] = mapped_column(primary_key=True)
-    modality: Mapped[str] = mapped_column(String(64), unique=True)
+    modality: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(32))
+    split: Mapped[str] = mapped_column(String(64))
+    #: team rows, and those ranked (full coverage); baseline rows are not counted
     rows: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     ranked: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     columns_json: Mapped[list[Any]] = mapped_column(JSON, default=list)
 
 
 class ModalityStanding(Base):
-    """One team (or team-less submission) on a modality board: its coverage, its mean
-    normalised score and, per column, its representative's headline cell.
+    """One team (or team-less submission, or baseline kind) on a modality board: its coverage,
+    its mean normalised score, its items and, per column, its representative's headline cell.
 
-    ``sort_key``: "0" + the mean's code + ``grp`` for a row with a result on every column
-    (ranked; equal means share a rank), else "1" + (columns not covered) + the mean's code +
-    ``grp`` (listed below the ranked rows, most coverage first)."""
+    ``grp``: "t:<team>", "s:<submission>" or "b:<baseline kind>" (``is_baseline``: a reference
+    row, placed by its mean among the teams, never given a rank). ``sort_key``: "0" + the
+    mean's code + ``grp`` for a row with a result on every column (full coverage; equal means
+    share a rank), else "1" + (columns not covered) + the mean's code + ``grp`` (listed below
+    the full-coverage rows, most coverage first)."""
 
     __tablename__ = "modality_standing"
     __table_args__ = (
         UniqueConstraint("board_id", "grp", name="uq_modality_standing_board_grp"),
-        Index("ix_modality_standing_key", "board_id", "sort_key"),
+        Index("ix_modality_standing_key", "board_id", "sort_key", "is_baseline"),
     )
     id: Mapped[int] = mapped_column(primary_key=True)
     board_id: Mapped[int] = mapped_column(ForeignKey("modality_board.id", ondelete="CASCADE"))
     grp: Mapped[str] = mapped_column(String(40))
     team_id: Mapped[int | None] = mapped_column(ForeignKey("team.id", ondelete="CASCADE"))
+    is_baseline: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     covered: Mapped[int] = mapped_column(Integer, default=0)
     ranked: Mapped[bool] = mapped_column(Boolean, default=False)
     mean_score: Mapped[float | None] = mapped_column(Float)
+    #: items behind the mean (the covered cells' n summed)
+    n_items: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     sort_key: Mapped[str] = mapped_column(KEY)
     #: {column key: [submission id, value, ci_low, ci_high, n, normalised]}
     cells_json: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)

@@ -8,7 +8,17 @@ from __future__ import annotations
 
 import markdown
 import nh3
-from flask import Blueprint, Response, abort, json, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    json,
+    render_template,
+    request,
+    send_from_directory,
+    url_for,
+)
 from flask_login import current_user
 from markupsafe import Markup
 from sqlalchemy import func, select
@@ -43,28 +53,53 @@ def render_markdown(text: str) -> Markup:
     return Markup(nh3.clean(html))
 
 
+#: metric columns a board shows unless the reader picks others (the headline first): a board
+#: with every column (SynCred's seven) does not fit 1280 px without scrolling sideways
+DEFAULT_COLUMNS = 3
+
+
+def shown_columns(b: dict, picked: list[str] | None = None) -> list[str]:
+    """The metric columns a board page shows: ``picked`` (the reader's ``col`` choices, unknown
+    names ignored; "all" = every column), else the board's primary and the next columns up to
+    `DEFAULT_COLUMNS`."""
+    names = [c["metric"] for c in b["columns"]]
+    if picked:
+        if "all" in picked:
+            return names
+        chosen = [n for n in names if n in picked]
+        if chosen:
+            return chosen
+    first = [b["primary"]] if b["primary"] in names else []
+    return (first + [n for n in names if n not in first])[:DEFAULT_COLUMNS]
+
+
 def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = False,
-                    b: dict | None = None, holders: dict | None = None) -> Markup:
+                    b: dict | None = None, holders: dict | None = None,
+                    picked: list[str] | None = None) -> Markup:
     """The rendered table of one page of a board (cached with the board; not cached when
-    ``holders``, the admins' agreement marker, is given)."""
+    ``holders``, the admins' agreement marker, is given). ``picked``: the columns the reader
+    chose (`shown_columns`)."""
     if b is None:
         b = boards.board(lazy_session, **args, page=page, per_page=per_page)
+    shown = shown_columns(b, picked)
 
     link_args = {k: v for k, v in (("modality", args["modality"]), ("slice", args["slice_key"]),
                                    ("mode", args["mode"] if args["mode"] != "team" else None),
-                                   ("per_page", per_page if per_page != PER_PAGE else None))
+                                   ("per_page", per_page if per_page != PER_PAGE else None),
+                                   ("col", picked or None))
                  if v is not None}
 
     def compute():
         return render_template("public/_board.html", board=b, compact=compact,
-                               link_args=link_args, **page_of(b))
+                               link_args=link_args, shown=shown, **page_of(b))
 
     if holders is not None:
         return Markup(render_template("public/_board.html", board=b, compact=compact,
-                                      link_args=link_args, holders=holders, **page_of(b)))
+                                      link_args=link_args, holders=holders, shown=shown,
+                                      **page_of(b)))
 
     key = ("board_html", b["task"]["key"], b["split"], args["modality"], b["slice_key"],
-           args["mode"], page, per_page, compact)
+           args["mode"], page, per_page, compact, tuple(shown))
     return Markup(boards.get_cache().get_or_compute(args["benchmark_key"], key, compute))
 
 
@@ -82,7 +117,7 @@ def home():
     def body():
         infos = boards.list_benchmark_infos(session)
         return render_template("public/_home_boards.html", benchmarks=infos,
-                               modalities=boards.modalities(session),
+                               modality_index=boards.modality_index(session),
                                leaders={b["key"]: _leaders(session, b) for b in infos},
                                recent=act["recent"])
 
@@ -207,17 +242,20 @@ def board_page(key: str, task: str, split: str):
                      cursor=request.args.get("cursor") or None)
     page = b["page"]  # a cursor names its page: the same rows as that page by number
     holders = agreement_holders_for(b)  # admins only: which teams hold the agreement
+    picked = [c for c in request.args.getlist("col") if c][:50] or None
+    shown = shown_columns(b, picked)
 
     def compute():
         return render_template("public/_board_page.html", board=b, args=args,
-                               switch=_switchers(b),
-                               table=_board_fragment(args, page, per_page, b=b, holders=holders))
+                               switch=_switchers(b), shown=shown,
+                               table=_board_fragment(args, page, per_page, b=b, holders=holders,
+                                                     picked=picked))
 
     if holders is not None:
         return render_template("public/board.html", board=b, body=Markup(compute()))
 
     key = ("board_page", task, split, args["modality"], args["slice_key"], args["mode"], page,
-           per_page)
+           per_page, tuple(shown))
     body = Markup(boards.get_cache().get_or_compute(args["benchmark_key"], key, compute))
     return render_template("public/board.html", board=b, body=body)
 
@@ -233,15 +271,42 @@ def _switchers(b: dict) -> dict:
             "slice_groups": sorted(groups.items())}
 
 
+@bp.route("/favicon.ico")
+def favicon():
+    """The site icon where browsers look for it first (a 404 there otherwise)."""
+    return send_from_directory(current_app.static_folder, "favicon.ico",
+                               mimetype="image/vnd.microsoft.icon", max_age=86400)
+
+
+@bp.route("/modalities")
+def modalities_index():
+    """Every modality and task kind with its board's leader (the numbers of the boards)."""
+    index = boards.modality_index(lazy_session)
+    return render_template("public/modalities.html", index=index, only=None)
+
+
 @bp.route("/modalities/<modality>")
-def modality_page(modality: str):
+def modality_kinds(modality: str):
+    """One modality's boards, one per task kind (the index, for that modality)."""
+    index = [m for m in boards.modality_index(lazy_session) if m["modality"] == modality]
+    if not index:
+        abort(404, description=f"no modality {modality!r}; modalities: "
+                               f"{boards.modalities(lazy_session)}")
+    return render_template("public/modalities.html", index=index, only=modality)
+
+
+@bp.route("/modalities/<modality>/<kind>")
+def modality_page(modality: str, kind: str):
+    """One modality board: a modality x a task kind x the split the reader picks."""
     page, per_page = page_args()
-    mb = boards.modality_board(lazy_session, modality, page=page, per_page=per_page)
+    split = request.args.get("split") or boards.default_split(lazy_session, modality, kind)
+    mb = boards.modality_board(lazy_session, modality, kind, split=split, page=page,
+                               per_page=per_page)
     body = boards.get_cache().get_or_compute(
-        boards.CROSS, ("modality_html", modality, page, per_page),
+        boards.CROSS, ("modality_html", modality, kind, split, page, per_page),
         lambda: render_template("public/_modality.html", mb=mb))
     return render_template("public/modality.html", mb=mb, body=Markup(body),
-                           all_modalities=boards.modalities(lazy_session))
+                           index=boards.modality_index(lazy_session))
 
 
 def _can_see(sub: Submission) -> tuple[bool, bool]:

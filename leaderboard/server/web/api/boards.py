@@ -12,6 +12,7 @@ from flask import Response, current_app, json, jsonify, request, stream_with_con
 from leaderboard.server.boards import service as boards
 from leaderboard.server.boards.intervals import TOP as INTERVAL_TOP
 from leaderboard.server.csvsafe import to_csv
+from leaderboard.server.errors import NotFound
 from leaderboard.server.web.api.base import bp
 from leaderboard.server.web.api.openapi import build_document
 from leaderboard.server.web.requests import board_args, lazy_session, page_args
@@ -105,46 +106,79 @@ def board_csv(key: str, task: str, split: str):
     return _csv_response(rows, line, header, name)
 
 
+def _index_entry(m: dict) -> dict:
+    return {"modality": m["modality"], "url": url_for("api.modality_kinds", modality=m["modality"]),
+            "boards": [{**k, "url": url_for("api.modality_json", modality=m["modality"],
+                                            kind=k["kind"]),
+                        "csv": url_for("api.modality_csv", modality=m["modality"],
+                                       kind=k["kind"])}
+                       for k in m["boards"]]}
+
+
 @bp.get("/modalities")
 def list_modalities():
-    """The modalities that have a board, with their URLs."""
-    ms = boards.modalities(lazy_session)
-    return jsonify({"modalities": [{"modality": m,
-                                    "url": url_for("api.modality_json", modality=m)}
-                                   for m in ms]})
+    """Every modality with its boards (one per task kind), each split's task count, teams,
+    ranked teams and leader, and the boards' URLs (the web page /modalities shows the same)."""
+    return jsonify({"modalities": [_index_entry(m)
+                                   for m in boards.modality_index(lazy_session)]})
 
 
 @bp.get("/modalities/<modality>")
-def modality_json(modality: str):
-    """One page of the per-modality board: each team's headline (value, CI, n) per task, its
-    coverage and mean normalised score (ranked only with a result on every task; the rule is
-    in the body). Query: page, per_page."""
+def modality_kinds(modality: str):
+    """One modality's boards (as in /modalities)."""
+    for m in boards.modality_index(lazy_session):
+        if m["modality"] == modality:
+            return jsonify(_index_entry(m))
+    raise NotFound(f"no modality {modality!r}; modalities: "
+                   f"{[m['modality'] for m in boards.modality_index(lazy_session)]}")
+
+
+@bp.get("/modalities/<modality>/<kind>")
+def modality_json(modality: str, kind: str):
+    """One page of a modality board (one modality x task kind x split): per team its
+    normalised mean with a 95% bootstrap interval and n, coverage, rank and rank interval, and
+    per task its headline (value, CI, n, normalised); baselines are marked reference rows; each
+    column states its chance level; the rule is in the body. Query: split (default: test),
+    page, per_page (team rows per page)."""
     page, per_page = page_args()
-    mb = boards.modality_board(lazy_session, modality, page=page, per_page=per_page)
+    split = request.args.get("split") or boards.default_split(lazy_session, modality, kind)
+    mb = boards.modality_board(lazy_session, modality, kind, split=split, page=page,
+                               per_page=per_page)
     return _json(boards.get_cache().get_or_compute(
-        boards.CROSS, ("modality_json", modality, page, per_page), lambda: json.dumps(mb)))
+        boards.CROSS, ("modality_json", modality, kind, split, page, per_page),
+        lambda: json.dumps(mb)))
 
 
-@bp.get("/modalities/<modality>.csv")
-def modality_csv(modality: str):
-    """The whole modality board as CSV: rank (empty: not ranked), team, tasks covered, mean
-    normalised score, then per column its value, 95% CI, n and submission id."""
-    mb = boards.modality_board(lazy_session, modality, page=1, per_page=1)  # checks, columns
-    header = ["rank", "team", "tasks_covered", "tasks", "mean_score"]
+@bp.get("/modalities/<modality>/<kind>.csv")
+def modality_csv(modality: str, kind: str):
+    """The whole modality board as CSV, the same rows as the page: rank (empty: not ranked),
+    the rank interval, team, baseline (its kind, or empty for a team), tasks covered, tasks,
+    mean normalised score, its 95% interval and n, then per column its value, 95% CI, n,
+    normalised value and submission id. Query: split (default: test)."""
+    split = request.args.get("split") or boards.default_split(lazy_session, modality, kind)
+    mb = boards.modality_board(lazy_session, modality, kind, split=split, page=1,
+                               per_page=1)  # checks, columns
+    header = ["rank", "rank_low", "rank_high", "team", "baseline", "tasks_covered", "tasks",
+              "mean_score", "mean_ci_low", "mean_ci_high", "n"]
     for c in mb["columns"]:
         k = c["key"]
-        header += [k, f"{k}_ci_low", f"{k}_ci_high", f"{k}_n", f"{k}_submission_id"]
+        header += [k, f"{k}_ci_low", f"{k}_ci_high", f"{k}_n", f"{k}_normalised",
+                   f"{k}_submission_id"]
 
     def line(r) -> list:
-        row = [r["rank"], r["team"]["name"], r["covered"], r["of"], r["mean_score"]]
+        iv, ci = r["rank_interval"] or {}, r["mean_ci"] or ["", ""]
+        hi = iv.get("hi", "")
+        row = [r["rank"], iv.get("lo", ""), f"{hi}+" if iv.get("open_end") else hi,
+               r["team"]["name"], r["baseline_kind"] or "", r["covered"], r["of"],
+               r["mean_score"], ci[0], ci[1], r["n"]]
         for c in mb["columns"]:
             v = r["cells"].get(c["key"])
-            row += ([v["value"], v["ci_low"], v["ci_high"], v["n"], v["submission_id"]] if v
-                    else ["", "", "", "", ""])
+            row += ([v["value"], v["ci_low"], v["ci_high"], v["n"], v["normalised"],
+                     v["submission_id"]] if v else ["", "", "", "", "", ""])
         return row
 
-    rows = boards.modality_rows(lazy_session, modality, chunk=CSV_CHUNK)
-    return _csv_response(rows, line, header, f"modality-{modality}")
+    rows = boards.modality_rows(lazy_session, modality, kind, split, chunk=CSV_CHUNK)
+    return _csv_response(rows, line, header, f"modality-{modality}-{kind}-{split}")
 
 
 def _csv_response(rows, line, header: list, name: str) -> Response:
@@ -184,8 +218,9 @@ def index():
             "board": "/api/v1/boards/{key}/{task}/{split}",
             "board_csv": "/api/v1/boards/{key}/{task}/{split}.csv",
             "modalities": url_for("api.list_modalities"),
-            "modality_board": "/api/v1/modalities/{modality}",
-            "modality_board_csv": "/api/v1/modalities/{modality}.csv",
+            "modality": "/api/v1/modalities/{modality}",
+            "modality_board": "/api/v1/modalities/{modality}/{kind}?split={split}",
+            "modality_board_csv": "/api/v1/modalities/{modality}/{kind}.csv?split={split}",
             "challenges": url_for("api.api_challenges"),
             "challenge": "/api/v1/challenges/{key}",
             "submissions": url_for("api.list_submissions"),

@@ -45,6 +45,8 @@ _PAGING = [
     {"name": "per_page", "in": "query",
      "schema": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50}}]
 
+_SPLIT = {"name": "split", "in": "query", "schema": {"type": "string", "default": "test"}}
+
 #: (endpoint, method) -> operation
 OPERATIONS: dict[tuple[str, str], dict] = {
     ("api.list_benchmarks", "GET"): {
@@ -72,17 +74,23 @@ OPERATIONS: dict[tuple[str, str], dict] = {
                               "content": {"text/csv": {"schema": {"type": "string"}}}},
                       **_ERRORS}},
     ("api.list_modalities", "GET"): {
-        "summary": "Modalities that have a board", "tags": ["boards"],
+        "summary": "Modalities and their boards (one per task kind), each with its leader",
+        "tags": ["boards"],
         "responses": {"200": _json({"type": "object", "properties": {"modalities": {
-            "type": "array", "items": {"type": "object", "properties": {
-                "modality": {"type": "string"}, "url": {"type": "string"}}}}}})}},
+            "type": "array", "items": _ref("ModalityIndex")}}})}},
+    ("api.modality_kinds", "GET"): {
+        "summary": "One modality's boards (one per task kind), each with its leader",
+        "tags": ["boards"], "responses": {"200": _json(_ref("ModalityIndex")), **_ERRORS}},
     ("api.modality_json", "GET"): {
-        "summary": "Per-modality board: headline per task (value, CI, n), coverage and mean "
-                   "normalised score; only teams with a result on every task are ranked",
-        "tags": ["boards"], "parameters": _PAGING, "responses": {"200": _json(_ref("ModalityBoard")), **_ERRORS}},
+        "summary": "Modality board (modality x task kind x split): normalised mean (chance 0, "
+                   "perfect 1) with its 95% interval, n, coverage, rank and rank interval; "
+                   "only teams with a result on every task are ranked; baselines are marked",
+        "tags": ["boards"], "parameters": [_SPLIT, *_PAGING],
+        "responses": {"200": _json(_ref("ModalityBoard")), **_ERRORS}},
     ("api.modality_csv", "GET"): {
-        "summary": "A whole modality board as CSV (formula-safe cells)", "tags": ["boards"],
-        "responses": {"200": {"description": "CSV, one row per team",
+        "summary": "A whole modality board as CSV (formula-safe cells), the page's rows",
+        "tags": ["boards"], "parameters": [_SPLIT],
+        "responses": {"200": {"description": "CSV, one row per team or baseline",
                               "content": {"text/csv": {"schema": {"type": "string"}}}},
                       **_ERRORS}},
     ("api.openapi", "GET"): {
@@ -216,15 +224,27 @@ SCHEMAS = {
         "rows": {"type": "array", "items": _ref("BoardRow")}, "page": {"type": "integer"},
         "per_page": {"type": "integer"}, "total": {"type": "integer"},
         "pages": {"type": "integer"}, "next_cursor": {"type": ["string", "null"]}}},
+    "ModalityIndex": {"type": "object", "properties": {
+        "modality": {"type": "string"}, "url": {"type": "string"},
+        "boards": {"type": "array", "items": {"type": "object", "properties": {
+            "kind": {"type": "string"}, "title": {"type": "string"},
+            "url": {"type": "string"}, "csv": {"type": "string"},
+            "splits": {"type": "array", "items": {"type": "object"}}}}}}},
     "ModalityBoard": {"type": "object", "properties": {
-        "modality": {"type": "string"}, "rule": {"type": "string"},
+        "modality": {"type": "string"}, "kind": {"type": "string"},
+        "kind_title": {"type": "string"}, "split": {"type": "string"},
+        "splits": {"type": "array", "items": {"type": "string"}},
+        "rule": {"type": "string"}, "interval_rule": {"type": "string"},
         "columns": {"type": "array", "items": {"type": "object"}},
         "rows": {"type": "array", "items": {"type": "object", "properties": {
-            "rank": {"type": ["integer", "null"]}, "team": {"type": "object"},
+            "rank": {"type": ["integer", "null"]},
+            "rank_interval": {"type": ["object", "null"]}, "team": {"type": "object"},
+            "is_baseline": {"type": "boolean"},
+            "baseline_kind": {"type": ["string", "null"]},
             "ranked": {"type": "boolean"}, "mean_score": _NULLABLE_NUM,
-            "covered": {"type": "integer"}, "of": {"type": "integer"},
-            "cells": {"type": "object"}}}},
-        "baselines": {"type": "array", "items": {"type": "object"}},
+            "mean_ci": {"type": ["array", "null"], "items": {"type": "number"}},
+            "n": {"type": "integer"}, "covered": {"type": "integer"},
+            "of": {"type": "integer"}, "cells": {"type": "object"}}}},
         "page": {"type": "integer"}, "per_page": {"type": ["integer", "null"]},
         "total": {"type": "integer"}, "ranked": {"type": "integer"},
         "pages": {"type": "integer"}}},
