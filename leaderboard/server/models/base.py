@@ -90,6 +90,9 @@ class User(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     team_id: Mapped[int | None] = mapped_column(ForeignKey("team.id", ondelete="SET NULL"),
                                                 index=True)
+    #: when the address was proven by following a verification link (issue 35); None = not
+    #: yet, or changed since
+    email_verified_at: Mapped[datetime | None]
 
     team: Mapped[Team | None] = relationship(back_populates="members")
 
