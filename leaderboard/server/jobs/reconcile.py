@@ -61,6 +61,7 @@ from leaderboard.server.db import get_db
 from leaderboard.server.jobs import lease, queue
 from leaderboard.server.jobs.containers import enqueue_container
 from leaderboard.server.jobs.judging import JUDGE_QUEUE, enqueue_judging
+from leaderboard.server.jobs.mail import reconcile_mail
 from leaderboard.server.jobs.scoring import enqueue_scoring
 from leaderboard.server.models import IN_FLIGHT, Submission, utcnow
 from leaderboard.server.services.judging import JUDGING_IN_FLIGHT, set_state
@@ -81,6 +82,8 @@ class ReconcileReport:
     judging_requeued: list[int] = field(default_factory=list)
     judging_failed: list[int] = field(default_factory=list)
     challenges_finished: list[str] = field(default_factory=list)
+    #: the mail pass (`leaderboard.server.jobs.mail.reconcile_mail`): counts by what was done
+    mail: dict[str, int] = field(default_factory=dict)
     started_at: datetime | None = None
     duration_s: float = 0.0
     in_flight: int = 0
@@ -103,6 +106,7 @@ class ReconcileReport:
                 parts.append(f"{label}={len(values)}[{','.join(str(v) for v in values)}]")
             elif not label.startswith(("judging", "challenges")):
                 parts.append(f"{label}=0")
+        parts += [f"mail_{k}={v}" for k, v in self.mail.items() if v]
         return " ".join(parts)
 
     def __str__(self) -> str:
@@ -243,6 +247,10 @@ def reconcile(*, now: datetime | None = None) -> ReconcileReport:
         (enqueue_container if container else enqueue_scoring)(sid, at_front=True)
     reconcile_judging(now=now, report=report, ids=judge_ids, ev=ev)
     report.challenges_finished = finish_challenges(now=now)
+    try:
+        report.mail = reconcile_mail()  # waiting mail (SMTP back), dead senders, digests
+    except queue.TRANSIENT:
+        log.warning("reconcile mail pass failed; the next pass retries", exc_info=True)
     report.duration_s = time.monotonic() - clock
     log.info("%s", report.log_line())
     return report

@@ -30,6 +30,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     db = dbmod.init_app(app)
     _init_counters(app, db)
     _init_transparency(app, db)
+    _init_mail(db)
     _init_extensions(app)
     from leaderboard.server.web.inputs import install_converters
     install_converters(app)  # <int:...> bounded to the database's ids, before any route binds
@@ -68,6 +69,13 @@ def _init_transparency(app: Flask, db) -> None:
     hook.install(db.Session, keyring)
 
 
+def _init_mail(db) -> None:
+    """Notices become digest lines, and committed outbox rows go to the mail job (issue 35)."""
+    from leaderboard.server.jobs import mail
+
+    mail.install(db.Session)
+
+
 def _init_extensions(app: Flask) -> None:
     from leaderboard.server.web.extensions import csrf, limiter, login_manager
 
@@ -99,10 +107,12 @@ def _register_blueprints(app: Flask) -> None:
         admin_builds,
         admin_challenges,
         admin_judges,
+        admin_outbox,
         api_docs,
         auth,
         challenges,
         compare,
+        mail,
         ops,
         participate,
         public,
@@ -117,5 +127,5 @@ def _register_blueprints(app: Flask) -> None:
     csrf.exempt(api_bp)  # token-authenticated; browsers never send the token by themselves
     for bp in (auth.bp, account.bp, team.bp, submit.bp, api_bp, public.bp, access.bp,
                admin_base.bp, ops.bp, challenges.bp, api_docs.bp, participate.bp, compare.bp,
-               robustness.bp, wellknown):
+               robustness.bp, mail.bp, wellknown):
         app.register_blueprint(bp)

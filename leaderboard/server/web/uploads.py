@@ -41,6 +41,7 @@ from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 from werkzeug.sansio.multipart import Data, Epilogue, Field, File, MultipartDecoder, NeedData
 
 from leaderboard.core.errors import ProblemList
+from leaderboard.server.access import verified
 from leaderboard.server.services import Forbidden, ServiceError
 from leaderboard.server.web.inputs import UPLOAD_ENDPOINTS, BadInput, check_form, is_upload
 
@@ -101,6 +102,9 @@ def gate():
     if file_part is not None and missing:
         raise BadInput(f"the form field {missing[0]!r} must come before the file part (send "
                        f"the fields {', '.join(_BEFORE_FILE)} first, then the file)")
+    # a held-out split needs a verified address (issue 35), refused before the file is read
+    verified.check_submission(user, dict(fields).get("split", "").strip(),
+                              required=current_app.config["REQUIRE_VERIFIED_EMAIL"])
     kind = dict(fields).get("kind", "predictions").strip()
     cap = file_cap(kind)
     if length is not None and length > cap + body.consumed + form_cap:
