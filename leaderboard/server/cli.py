@@ -342,3 +342,18 @@ from leaderboard.server.cli_robustness import robustness_budget, robustness_buil
 
 server.add_command(robustness_build)
 server.add_command(robustness_budget)
+
+
+@server.command("mail-send")
+@click.option("--id", "outbox_id", type=click.IntRange(min=1), default=None,
+              help="Send this outbox message (default: every due one, after recovering the "
+                   "messages of dead senders and gathering due digests).")
+def mail_send(outbox_id: int | None) -> None:
+    """Send waiting mail now (what the reconciler's mail pass does; issue 35)."""
+    from leaderboard.server.jobs import mail
+
+    with _app_context():
+        if outbox_id is not None:
+            click.echo(f"outbox {outbox_id}: {mail.send_message(outbox_id)}")
+        else:
+            click.echo(" ".join(f"{k}={v}" for k, v in mail.reconcile_mail().items()))

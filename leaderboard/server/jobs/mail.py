@@ -234,7 +234,9 @@ def _before_flush(session: Session, _ctx, _instances) -> None:
 
 
 def _after_flush(session: Session, _ctx) -> None:
-    new = [o.id for o in session.new if isinstance(o, Outbox)]
+    # new rows, and rows an admin sent again (pending once more)
+    new = [o.id for o in (*session.new, *session.dirty)
+           if isinstance(o, Outbox) and o.status == "pending"]
     if new:
         session.info.setdefault(_NEW, []).extend(new)
 
