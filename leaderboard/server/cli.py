@@ -136,7 +136,7 @@ def create_admin(email: str, display_name: str, password: str) -> None:
 
 
 @server.command("worker")
-@click.option("--queues", default="scoring", show_default=True,
+@click.option("--queues", default="scoring,mail", show_default=True,
               help="Comma-separated queue names, in priority order.")
 @click.option("--burst", is_flag=True, help="Exit when the queues are empty.")
 @click.option("--fork", is_flag=True,

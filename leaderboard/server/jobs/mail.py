@@ -49,7 +49,7 @@ from leaderboard.server.services import mail_prefs, outbox
 
 log = logging.getLogger(__name__)
 
-MAIL_QUEUE = "scoring"  # small and quick: shares the scoring workers
+MAIL_QUEUE = "mail"  # its own queue, taken by the scoring workers after scoring jobs
 _NEW = "lb_mail_new"
 _ITEMS = "lb_mail_items"
 
