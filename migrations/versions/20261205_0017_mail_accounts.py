@@ -54,9 +54,11 @@ def upgrade() -> None:
     sa.Column('link', sa.String(length=300), nullable=False),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
     sa.Column('outbox_id', sa.Integer(), nullable=True),
+    sa.Column('key', sa.String(length=120), nullable=True),
     sa.ForeignKeyConstraint(['outbox_id'], ['outbox.id'], name=op.f('fk_mail_item_outbox_id_outbox'), ondelete='SET NULL'),
     sa.ForeignKeyConstraint(['user_id'], ['user_account.id'], name=op.f('fk_mail_item_user_id_user_account'), ondelete='CASCADE'),
-    sa.PrimaryKeyConstraint('id', name=op.f('pk_mail_item'))
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_mail_item')),
+    sa.UniqueConstraint('user_id', 'key', name=op.f('uq_mail_item_user_id'))
     )
     op.create_index('ix_mail_item_waiting', 'mail_item', ['outbox_id', 'user_id'], unique=False)
     op.create_table('mail_optout',

@@ -16,7 +16,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, String, Text
+from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from leaderboard.server.models.base import Base, utcnow
@@ -55,7 +55,8 @@ class Outbox(Base):
 
 class MailItem(Base):
     __tablename__ = "mail_item"
-    __table_args__ = (Index("ix_mail_item_waiting", "outbox_id", "user_id"),)
+    __table_args__ = (Index("ix_mail_item_waiting", "outbox_id", "user_id"),
+                      UniqueConstraint("user_id", "key"))
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"))
     #: a preference kind (`leaderboard.server.services.mail_prefs.KINDS`)
@@ -65,6 +66,9 @@ class MailItem(Base):
     link: Mapped[str] = mapped_column(String(300), default="")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     outbox_id: Mapped[int | None] = mapped_column(ForeignKey("outbox.id", ondelete="SET NULL"))
+    #: what a line from a timed event is about ("phase-open:3"): one line per person and event,
+    #: however many reconciler passes see it; None for lines from notices
+    key: Mapped[str | None] = mapped_column(String(120))
 
 
 class MailOptOut(Base):

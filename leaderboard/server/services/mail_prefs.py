@@ -10,7 +10,9 @@ used to spam someone else); verification and reset mail is not optional.
 (`leaderboard.server.services.notices.post`: submissions scored, failed or moderated, agreements
 decided) into a `MailItem` for each reader who wants its kind, and each new agreement request
 into one for each admin, in the same transaction as the event: a line exists exactly when its
-event was committed, whoever wrote it.
+event was committed, whoever wrote it. What happens on a clock (a phase opening or about to
+close, a challenge's final results, an agreement about to expire) is found by `timed_lines`
+at each reconciler pass, once per person and event (the line's ``key``).
 
 **Bursts are batched.** Lines wait; `gather` turns all of one person's waiting lines into one
 digest message once the oldest has waited ``MAIL_DIGEST_WINDOW_S`` (the reconciler's pass; at
@@ -25,8 +27,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
-from leaderboard.server.models import Benchmark, User, utcnow
+from leaderboard.server.models import Benchmark, Submission, User, utcnow
 from leaderboard.server.models.access import AccessRequest
+from leaderboard.server.models.challenges import Challenge, ChallengePhase
 from leaderboard.server.models.mail import MailItem, MailOptOut
 from leaderboard.server.models.notices import Notice
 from leaderboard.server.services import outbox
@@ -38,6 +41,9 @@ KINDS = {
     "submission_failed": "A submission of your team failed (with the reason)",
     "submission_moderated": "An admin hid, disqualified or reinstated a submission of your team",
     "agreement_decision": "Your data-use agreement was approved, denied or revoked",
+    "agreement_expiring": "Your access to a data set expires within a week",
+    "challenge_phase": "A challenge phase you take part in opens or is about to close",
+    "challenge_results": "The results of a challenge you take part in are final",
     "admin_requests": "Admins: a new data-use agreement request is waiting",
 }
 #: in-site notice kind -> mail kind
@@ -193,3 +199,70 @@ def due_users(session: Session, *, window_s: int, now: datetime | None = None) -
     """Users whose oldest waiting line has waited ``window_s``."""
     now = now or utcnow()
     return waiting_users(session, older_than=now - timedelta(seconds=window_s))
+
+
+#: timed events are mailed when they happened within this long (a pass that was down longer
+#: does not mail stale news), or, for what is about to happen, this long before
+RECENT = timedelta(days=1)
+EXPIRY_NOTICE = timedelta(days=7)
+
+
+def _participants(session: Session, benchmark_id: int) -> list[int]:
+    """Who a challenge's news is for: users who asked for its data, and members of teams that
+    submitted to it."""
+    asked = select(AccessRequest.user_id).where(AccessRequest.benchmark_id == benchmark_id)
+    teams = select(Submission.team_id).where(Submission.benchmark_id == benchmark_id,
+                                             Submission.team_id.is_not(None))
+    return list(session.scalars(select(User.id).where(User.id.in_(asked)
+                                                      | User.team_id.in_(teams))))
+
+
+def _add_once(session: Session, kind: str, key: str, text: str, link: str,
+              user_ids: list[int]) -> int:
+    readers = _recipients(session, kind, user_ids=user_ids, team_id=None)
+    had = set(session.scalars(select(MailItem.user_id).where(MailItem.key == key)))
+    added = 0
+    for uid in readers:
+        if uid not in had:
+            session.add(MailItem(user_id=uid, kind=kind, text=text, link=link, key=key))
+            added += 1
+    return added
+
+
+def timed_lines(session: Session, *, now: datetime | None = None) -> int:
+    """Lines for what happens on a clock rather than in a request: a challenge phase that
+    opened or closes within a day, a challenge's results, an agreement that expires within a
+    week. Each (person, event) gets one line ever (``key``). Returns how many were added."""
+    now = now or utcnow()
+    added = 0
+    for phase in session.scalars(select(ChallengePhase).where(
+            ((ChallengePhase.opens_at > now - RECENT) & (ChallengePhase.opens_at <= now))
+            | ((ChallengePhase.closes_at > now) & (ChallengePhase.closes_at <= now + RECENT)))):
+        ch = phase.challenge
+        people = _participants(session, ch.benchmark_id)
+        if phase.opens_at <= now and phase.closes_at > now:
+            added += _add_once(session, "challenge_phase", f"phase-open:{phase.id}",
+                               f"Phase {phase.name} of {ch.title} is open (split "
+                               f"{phase.split}) until {phase.closes_at:%Y-%m-%d %H:%M} UTC",
+                               f"/challenges/{ch.key}", people)
+        if now < phase.closes_at <= now + RECENT:
+            added += _add_once(session, "challenge_phase", f"phase-closing:{phase.id}",
+                               f"Phase {phase.name} of {ch.title} closes at "
+                               f"{phase.closes_at:%Y-%m-%d %H:%M} UTC", f"/challenges/{ch.key}",
+                               people)
+    for ch in session.scalars(select(Challenge).where(Challenge.finalized_at > now - RECENT,
+                                                      Challenge.finalized_at <= now)):
+        added += _add_once(session, "challenge_results", f"results:{ch.id}",
+                           f"The results of {ch.title} are final", f"/challenges/{ch.key}",
+                           _participants(session, ch.benchmark_id))
+    for req in session.scalars(select(AccessRequest).where(
+            AccessRequest.status == "approved", AccessRequest.expires_at > now,
+            AccessRequest.expires_at <= now + EXPIRY_NOTICE)):
+        bench = session.get(Benchmark, req.benchmark_id)
+        key = bench.key if bench is not None else str(req.benchmark_id)
+        added += _add_once(session, "agreement_expiring",
+                           f"expiring:{req.id}:{req.expires_at:%Y%m%d%H%M}",
+                           f"Your access to {key} expires on {req.expires_at:%Y-%m-%d %H:%M} "
+                           "UTC: sign the agreement again to keep it", f"/data/{key}",
+                           [req.user_id])
+    return added
