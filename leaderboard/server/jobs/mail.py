@@ -35,6 +35,7 @@ import smtplib
 import ssl
 import sys
 from email import policy
+from email.utils import parseaddr
 
 import redis
 from flask import current_app, has_app_context
@@ -121,7 +122,7 @@ def send_message(outbox_id: int) -> str:
             _print_kept(row)
             return "kept"
         attempt, to, data = row.attempts, row.to_addr, _body_bytes(row, cfg["MAIL_SENDER"])
-    sender = outbox.parseaddr(cfg["MAIL_SENDER"])[1] or cfg["MAIL_SENDER"]
+    sender = parseaddr(cfg["MAIL_SENDER"])[1] or cfg["MAIL_SENDER"]
     state = "sending"
     conn = None
     try:
