@@ -67,11 +67,16 @@ def _connect(cfg) -> smtplib.SMTP:
                                 context=ssl.create_default_context())
     else:
         conn = smtplib.SMTP(host, port, timeout=timeout)
+    try:
         if cfg["SMTP_SECURITY"] == "starttls":
+            # refused (SMTPNotSupportedError) when the server offers none: never clear text
             conn.starttls(context=ssl.create_default_context())
-    conn.ehlo_or_helo_if_needed()
-    if cfg["SMTP_USERNAME"]:
-        conn.login(cfg["SMTP_USERNAME"], cfg["SMTP_PASSWORD"] or "")
+        conn.ehlo_or_helo_if_needed()
+        if cfg["SMTP_USERNAME"]:
+            conn.login(cfg["SMTP_USERNAME"], cfg["SMTP_PASSWORD"] or "")
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
@@ -142,9 +147,10 @@ def send_message(outbox_id: int) -> str:
         return "superseded"
     except smtplib.SMTPResponseException as exc:
         _hang_up(conn)
-        # 4xx: try later; 5xx: refused for good (a bad address, a policy)
+        # 4xx: try later; 5xx to this message: refused for good (a bad address, a policy). A
+        # refusal before the message (AUTH, HELO: our configuration) waits to be fixed instead
         return _retry(outbox_id, attempt, state, f"{exc.smtp_code} {exc.smtp_error!r}",
-                      permanent=exc.smtp_code >= 500)
+                      permanent=exc.smtp_code >= 500 and conn is not None)
     except (OSError, smtplib.SMTPException) as exc:
         _hang_up(conn)
         if state == "committing":

@@ -170,3 +170,28 @@ def test_without_smtp_messages_are_kept_and_shown_to_admins(app, client, auth, s
     assert client.post(f"/admin/outbox/{row.id}/resend").status_code == 303
     assert _rows(session)[0].status == "kept"  # still no SMTP: kept again
     assert client.get("/admin/outbox/999999").status_code == 404
+
+
+def test_starttls_is_required_when_configured(app, smtp, session):
+    """A server that offers no STARTTLS never gets the message in clear text: it waits."""
+    app.config["SMTP_SECURITY"] = "starttls"
+    oid = _pending(session)
+    with app.app_context():
+        assert mail.send_message(oid) == "pending"
+    row = _rows(session)[0]
+    assert "STARTTLS" in row.last_error and not smtp.messages
+
+
+def test_outbox_page_ignores_bad_filters(app, client, auth, smtp):
+    with app.app_context(), app.extensions["lb_db"].scope() as s:
+        from leaderboard.server.services import accounts
+        accounts.create_admin(s, email="root@example.org", display_name="root",
+                              password="correct horse battery")
+    auth.login("root@example.org")
+    for query in ("?status=bogus", "?before=x", "?before=-1&status=sent", "?status=%ff"):
+        assert client.get("/admin/outbox" + query).status_code == 200, query
+    assert client.post("/admin/outbox/1/resend").status_code in (303, 404)
+    auth.logout()
+    auth.register()
+    assert client.get("/admin/outbox").status_code == 403
+
