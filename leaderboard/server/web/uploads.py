@@ -16,6 +16,8 @@ does instead, in order:
    checked for control characters and become ``request.form``, so that the CSRF check, the rate
    limiter and the view's own checks (benchmark, split, quota, data-use gate:
    `leaderboard.server.services.submissions.check_request`) all run before the file is read;
+   a held-out split also needs a verified address (`leaderboard.server.access.verified`,
+   ``REQUIRE_VERIFIED_EMAIL``), checked here for every upload route;
 4. **the file's cap**, from the ``kind`` field: predictions ``MAX_UPLOAD_MB``, images
    ``MAX_IMAGE_MB``; a ``Content-Length`` over it is a 413 before the file is read;
 5. **the file** becomes ``request.files["file"]``, a stream over the rest of the body that the
