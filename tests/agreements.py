@@ -19,6 +19,8 @@ def grant_all(session, user) -> None:
     admin = session.scalar(select(User).where(User.email == GRANTER)) or accounts.register(
         session, email=GRANTER, display_name="grants", password="correct horse battery",
         is_admin=True)
+    if user.email_verified_at is None:  # issue 35: a request comes from a verified address
+        accounts.mark_verified(user)
     for bench in session.scalars(select(Benchmark)):
         if can_access(session, user, bench, "items"):
             continue

@@ -140,7 +140,7 @@ def create_admin(email: str, display_name: str, password: str) -> None:
 
 
 @server.command("worker")
-@click.option("--queues", default="scoring", show_default=True,
+@click.option("--queues", default="scoring,mail", show_default=True,
               help="Comma-separated queue names, in priority order.")
 @click.option("--burst", is_flag=True, help="Exit when the queues are empty.")
 @click.option("--fork", is_flag=True,
@@ -359,3 +359,18 @@ from leaderboard.server.cli_robustness import robustness_budget, robustness_buil
 
 server.add_command(robustness_build)
 server.add_command(robustness_budget)
+
+
+@server.command("mail-send")
+@click.option("--id", "outbox_id", type=click.IntRange(min=1), default=None,
+              help="Send this outbox message (default: every due one, after recovering the "
+                   "messages of dead senders and gathering due digests).")
+def mail_send(outbox_id: int | None) -> None:
+    """Send waiting mail now (what the reconciler's mail pass does; issue 35)."""
+    from leaderboard.server.jobs import mail
+
+    with _app_context():
+        if outbox_id is not None:
+            click.echo(f"outbox {outbox_id}: {mail.send_message(outbox_id)}")
+        else:
+            click.echo(" ".join(f"{k}={v}" for k, v in mail.reconcile_mail().items()))

@@ -59,6 +59,23 @@ overrides to `load_config`; nothing here runs at import time.
                        (default "5 per minute;30 per hour")
 ``TOTP_ISSUER``        the name authenticator apps show for this site (default "Leaderboard")
 ``INVITE_TTL_DAYS``    how long a team invitation link works (default 7)
+``SMTP_HOST``          the mail server (unset: no mail is sent; messages are kept in the outbox,
+                       shown on the admin Outbox page and logged: the embedded default)
+``SMTP_PORT``          default 587 (465 with ``SMTP_SECURITY=tls``)
+``SMTP_SECURITY``      ``starttls`` (default), ``tls`` (implicit TLS) or ``none`` (loopback only)
+``SMTP_USERNAME``, ``SMTP_PASSWORD``  credentials (unset: no AUTH)
+``SMTP_TIMEOUT_S``     per SMTP operation (default 30)
+``MAIL_SENDER``        the From address (default ``Leaderboard <noreply@localhost>``)
+``PUBLIC_URL``         the site's address, for links in mail (default ``http://127.0.0.1:5000``)
+``MAIL_DIGEST_WINDOW_S``  notices to one person within this window are one message (120)
+``MAIL_MAX_ATTEMPTS``  SMTP attempts before a message fails (default 10, backoff to 1 h)
+``MAIL_LEASE_S``       a message claimed this long ago by a job that went silent is recovered (300)
+``REQUIRE_VERIFIED_EMAIL``  unverified accounts may not request an agreement or submit to a
+                       held-out split (default on; off when ``TESTING`` unless set)
+``VERIFY_LINK_TTL_S``, ``RESET_LINK_TTL_S``  link lifetimes (default 2 days, 1 hour)
+``REVOKE_TOKENS_ON_RESET``  a reset or password change revokes the API tokens (default on)
+``FORGOT_RATE_LIMIT``, ``FORGOT_ADDRESS_RATE_LIMIT``, ``RESEND_RATE_LIMIT``  reset requests
+                       per caller and per address, verification mails per account
 =====================  =====================================================================
 """
 from __future__ import annotations
@@ -104,6 +121,46 @@ def _flag(value: Any) -> bool:
     if isinstance(value, bool):
         return value
     return str(value).strip().lower() not in ("0", "false", "no", "off", "")
+
+
+_MAIL_INTS = {"SMTP_TIMEOUT_S": 30, "MAIL_DIGEST_WINDOW_S": 120, "MAIL_MAX_ATTEMPTS": 10,
+              "MAIL_LEASE_S": 300, "VERIFY_LINK_TTL_S": 2 * 86400, "RESET_LINK_TTL_S": 3600}
+_SMTP_SECURITY = ("starttls", "tls", "none")
+
+
+def _mail(cfg: dict[str, Any], get) -> None:
+    """Mail settings (issue 35); ValueError naming the variable for a bad value."""
+    cfg["SMTP_HOST"] = get("SMTP_HOST") or None
+    security = (get("SMTP_SECURITY") or "starttls").strip().lower()
+    if security not in _SMTP_SECURITY:
+        raise ValueError(f"SMTP_SECURITY must be one of {', '.join(_SMTP_SECURITY)}, "
+                         f"got {security!r}")
+    cfg["SMTP_SECURITY"] = security
+    port = get("SMTP_PORT") or (465 if security == "tls" else 587)
+    try:
+        cfg["SMTP_PORT"] = int(port)
+    except (TypeError, ValueError):
+        raise ValueError(f"SMTP_PORT must be a port number, got {port!r}") from None
+    if not 0 < cfg["SMTP_PORT"] < 65536:
+        raise ValueError(f"SMTP_PORT must be a port number, got {port!r}")
+    cfg["SMTP_USERNAME"] = get("SMTP_USERNAME") or None
+    cfg["SMTP_PASSWORD"] = get("SMTP_PASSWORD") or None
+    cfg["MAIL_SENDER"] = get("MAIL_SENDER") or "Leaderboard <noreply@localhost>"
+    cfg["PUBLIC_URL"] = (get("PUBLIC_URL") or "http://127.0.0.1:5000").rstrip("/")
+    if not re.match(r"^https?://[^\s/]+", cfg["PUBLIC_URL"]):
+        raise ValueError(f"PUBLIC_URL must be an http(s) address, got {cfg['PUBLIC_URL']!r}")
+    for name, default in _MAIL_INTS.items():
+        raw = get(name, default)
+        if not str(raw).strip().isdigit() or int(raw) < 1:
+            raise ValueError(f"{name} must be a whole number >= 1, got {raw!r}")
+        cfg[name] = int(raw)
+    # tests register and submit without mail unless they ask; production and `make run` verify
+    cfg["REQUIRE_VERIFIED_EMAIL"] = _flag(get("REQUIRE_VERIFIED_EMAIL",
+                                              "0" if cfg["TESTING"] else "1"))
+    cfg["REVOKE_TOKENS_ON_RESET"] = _flag(get("REVOKE_TOKENS_ON_RESET", "1"))
+    cfg["FORGOT_RATE_LIMIT"] = get("FORGOT_RATE_LIMIT") or "5 per minute;30 per day"
+    cfg["FORGOT_ADDRESS_RATE_LIMIT"] = get("FORGOT_ADDRESS_RATE_LIMIT") or "3 per hour"
+    cfg["RESEND_RATE_LIMIT"] = get("RESEND_RATE_LIMIT") or "3 per hour"
 
 
 def load_config(overrides: Mapping[str, Any] | None = None,
@@ -219,6 +276,7 @@ def load_config(overrides: Mapping[str, Any] | None = None,
     # Flask rejects bodies above this before our code runs; the streaming cap is the real check.
     cfg["MAX_CONTENT_LENGTH"] = (max(cfg["MAX_UPLOAD_MB"], cfg["MAX_IMAGE_MB"]) + 1) * 1024 * 1024
     cfg["TESTING"] = _flag(get("TESTING", "0"))
+    _mail(cfg, get)
     # anything else the caller passed (tests) is kept as given
     for k, v in over.items():
         cfg.setdefault(k, v)

@@ -9,7 +9,7 @@ Existing accounts get their normalised address computed here; each existing team
 its earliest member (the lowest account id), the closest reading of "who created it".
 
 Revision ID: 0018
-Revises: 0016
+Revises: 0017
 Create Date: 2026-12-05 03:00:00
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from alembic import op
 from leaderboard.server.address_keys import address_key
 
 revision = '0018'
-down_revision = '0016'
+down_revision = '0017'
 branch_labels = None
 depends_on = None
 

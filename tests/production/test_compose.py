@@ -39,7 +39,7 @@ def test_compose_services_and_checks():
             "reconciler", "reaper"} <= set(services)
     for name in ("postgres", "redis", "web"):
         assert "test" in services[name]["healthcheck"], name
-    assert services["scoring-worker"]["command"] == ["worker", "--queues", "scoring"]
+    assert services["scoring-worker"]["command"] == ["worker", "--queues", "scoring,mail"]
     assert services["judge-worker"]["command"] == ["worker", "--queues", "judge"]
     gpu = services["gpu-worker-0"]
     assert gpu["command"] == ["worker", "--queues", "gpu"]

@@ -94,6 +94,10 @@ def test_lookalikes_and_review_page(app, client, auth, imported, baseline_files,
     assert page.status_code == 200
     html = page.get_data(as_text=True)
     assert "free-mail domain" in html and "Ada Labs" in html and "Researcher" in html
+    # the address's state, as the mail branch records it (issue 35 item 5: "whether verified")
+    verified = session.get(type(req.user), req.user_id).email_verified_at
+    assert 'id="identity-verified"' in html
+    assert ("verified on" in html) if verified else ("not verified" in html)
     assert "dee@example.com" not in html
     assert 'id="lookalike-' in html and "same submitted file" in html
     twin_id = _user(session, "bob@example.org").id

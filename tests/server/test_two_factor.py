@@ -14,7 +14,8 @@ from sqlalchemy import select
 from leaderboard.server.models import User, utcnow
 from leaderboard.server.models.access import AuditEvent
 from leaderboard.server.models.identity import RecoveryCode, UserTotp
-from leaderboard.server.services import ServiceError, accounts, two_factor
+from leaderboard.server.errors import ServiceError
+from leaderboard.server.services import accounts, two_factor
 from tests.server.conftest import LABEL_KEY
 
 PASSWORD = "correct horse battery"

@@ -71,6 +71,7 @@ from leaderboard.server.jobs import lease, queue
 from leaderboard.server.jobs.admin_recovery import recover_admin_jobs
 from leaderboard.server.jobs.containers import enqueue_container
 from leaderboard.server.jobs.judging import JUDGE_QUEUE, enqueue_judging
+from leaderboard.server.jobs.mail import reconcile_mail
 from leaderboard.server.jobs.scoring import enqueue_scoring, give_back_key
 from leaderboard.server.models import IN_FLIGHT, Submission, utcnow
 from leaderboard.server.services.challenges import finish_due
@@ -95,6 +96,8 @@ class ReconcileReport:
     #: admin jobs (`leaderboard.server.jobs.admin_recovery`): "robustness-build:<id>", ...
     builds_failed: list[str] = field(default_factory=list)
     builds_requeued: list[str] = field(default_factory=list)
+    #: the mail pass (`leaderboard.server.jobs.mail.reconcile_mail`): counts by what was done
+    mail: dict[str, int] = field(default_factory=dict)
     started_at: datetime | None = None
     duration_s: float = 0.0
     in_flight: int = 0
@@ -119,6 +122,7 @@ class ReconcileReport:
                 parts.append(f"{label}={len(values)}[{','.join(str(v) for v in values)}]")
             elif not label.startswith(("judging", "challenges", "builds")):
                 parts.append(f"{label}=0")
+        parts += [f"mail_{k}={v}" for k, v in self.mail.items() if v]
         return " ".join(parts)
 
     def __str__(self) -> str:
@@ -281,6 +285,10 @@ def reconcile(*, now: datetime | None = None) -> ReconcileReport:
     admin = recover_admin_jobs(now=now)
     report.builds_failed, report.builds_requeued = admin.failed, admin.requeued
     report.challenges_finished = finish_challenges(now=now)
+    try:
+        report.mail = reconcile_mail()  # waiting mail (SMTP back), dead senders, digests
+    except queue.TRANSIENT:
+        log.warning("reconcile mail pass failed; the next pass retries", exc_info=True)
     report.duration_s = time.monotonic() - clock
     log.info("%s", report.log_line())
     return report

@@ -108,6 +108,9 @@ class User(Base):
     #: the team's captain: invites, hands the role on, cannot leave while others stay (one per
     #: team, kept by `leaderboard.server.services.teams`; issue 35)
     is_captain: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    #: when the address was proven by following a verification link (issue 35); None = not
+    #: yet, or changed since
+    email_verified_at: Mapped[datetime | None]
 
     team: Mapped[Team | None] = relationship(back_populates="members")
 

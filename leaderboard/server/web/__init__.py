@@ -30,9 +30,11 @@ from leaderboard.server.web import (  # noqa: F401
     admin_challenges,
     admin_identity,
     admin_judges,
+    admin_outbox,
     auth,
     challenges,
     compare,
+    mail,
     ops,
     participate,
     public,
@@ -61,6 +63,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     db = dbmod.init_app(app)
     _init_counters(app, db)
     _init_transparency(app, db)
+    _init_mail(db)
     _init_extensions(app)
     install_converters(app)  # <int:...> bounded to the database's ids, before any route binds
     _register_blueprints(app)
@@ -93,6 +96,13 @@ def _init_transparency(app: Flask, db) -> None:
     hook.install(db.Session, keyring)
 
 
+def _init_mail(db) -> None:
+    """Notices become digest lines, and committed outbox rows go to the mail job (issue 35)."""
+    from leaderboard.server.jobs import mail
+
+    mail.install(db.Session)
+
+
 def _init_extensions(app: Flask) -> None:
     csrf.init_app(app)
     login_manager.init_app(app)
@@ -113,5 +123,5 @@ def _register_blueprints(app: Flask) -> None:
     csrf.exempt(api_bp)  # token-authenticated; browsers never send the token by themselves
     for bp in (auth.bp, account.bp, team.bp, submit.bp, api_bp, public.bp, access.bp,
                admin_base.bp, ops.bp, challenges.bp, api_docs.bp, participate.bp, compare.bp,
-               robustness.bp, two_factor.bp, wellknown):
+               robustness.bp, two_factor.bp, mail.bp, wellknown):
         app.register_blueprint(bp)

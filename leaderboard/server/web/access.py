@@ -17,7 +17,7 @@ from flask import (
 )
 from flask_login import current_user, login_required
 
-from leaderboard.server.access import agreements, audit
+from leaderboard.server.access import agreements, audit, verified
 from leaderboard.server.access.gate import can_access, latest_request
 from leaderboard.server.db import get_session
 from leaderboard.server.errors import ServiceError
@@ -93,6 +93,9 @@ def sign(key: str):
     bench = get_benchmark(session, key)
     form = request.form
     try:
+        # issue 35: an agreement is requested from a verified address only
+        verified.check_verified(current_user, what="request access to a data set",
+                                required=current_app.config["REQUIRE_VERIFIED_EMAIL"])
         agreements.sign(session, current_user, bench, full_name=form.get("full_name", ""),
                         affiliation=form.get("affiliation", ""), role=form.get("role", ""),
                         intended_use=form.get("intended_use", ""),

@@ -2,18 +2,19 @@
 
 Every login (browser) and every API token of the user is listed with a button that ends it.
 Changing the password ends every session, this browser's included, then starts a new one here:
-a stolen cookie stops working the moment the password changes.
+a stolen cookie stops working the moment the password changes; with ``REVOKE_TOKENS_ON_RESET``
+(default on) every API token is revoked too (issue 35; the page says so).
 """
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required, logout_user
 
 from leaderboard.server.access import audit
 from leaderboard.server.db import get_session
 from leaderboard.server.errors import ServiceError
 from leaderboard.server.models.sessions import LoginSession
-from leaderboard.server.services import accounts, sessions, tokens
+from leaderboard.server.services import account_mail, accounts, sessions, tokens
 from leaderboard.server.web.auth import log_in
 
 bp = Blueprint("account", __name__, url_prefix="/account")
@@ -24,6 +25,7 @@ def _page(status: int = 200, problems: list | None = None):
     return render_template("account/index.html", sessions=sessions.active(db, current_user),
                            current_id=current_user.login_session_id,
                            tokens=tokens.list_tokens(db, current_user),
+                           revokes_tokens=current_app.config["REVOKE_TOKENS_ON_RESET"],
                            problems=problems or []), status
 
 
@@ -46,12 +48,14 @@ def change_password():
         db.rollback()
         flash(exc.message, "error")
         return _page(exc.status, [p.as_dict() for p in exc.problems.items])
-    ended = sessions.revoke_all(db, user.id, reason="password_change")
-    audit.record(db, user, "auth.password_change", f"user:{user.id}",
-                 {"sessions_ended": ended}, audit.request_ip())
+    ended = account_mail.end_credentials(db, user, current_app.config,
+                                         reason="password_change")
+    audit.record(db, user, "auth.password_change", f"user:{user.id}", ended,
+                 audit.request_ip())
     db.commit()
     log_in(user, remember=remember)  # this browser continues under a new session
-    flash(f"Password changed; {ended} session(s) signed out, this one included and renewed.")
+    flash(f"Password changed; {ended['sessions_ended']} session(s) signed out, this one "
+          f"included and renewed; {ended['tokens_revoked']} API token(s) revoked.")
     return redirect(url_for("account.index"))
 
 

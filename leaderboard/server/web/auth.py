@@ -12,7 +12,7 @@ from flask_login import current_user, login_required, login_user, logout_user
 from leaderboard.server.access import audit
 from leaderboard.server.db import get_session
 from leaderboard.server.errors import ServiceError
-from leaderboard.server.services import accounts, sessions, two_factor
+from leaderboard.server.services import account_mail, accounts, sessions, two_factor
 from leaderboard.server.web.extensions import limiter
 from leaderboard.server.web.inputs import safe_next
 
@@ -48,6 +48,7 @@ def register():
             session.flush()
             audit.record(session, user, "auth.register", f"user:{user.id}",
                          {"email": user.email}, audit.request_ip())
+            account_mail.send_verification(session, user, current_app.config)  # issue 35
             session.commit()
         except ServiceError as exc:
             session.rollback()
@@ -56,7 +57,8 @@ def register():
             return render_template("auth/register.html", form=form, problems=problems,
                                    message=exc.message), exc.status
         log_in(user, remember=False)
-        flash("Welcome! Create a team or join one with an invite code to start submitting.")
+        flash(f"Welcome! We sent a link to {user.email}: follow it to verify your address. "
+              "Create a team or join one with an invite code to start submitting.")
         return redirect(url_for("team.index"))
     return render_template("auth/register.html", form=form, problems=problems, message=None)
 

@@ -16,6 +16,8 @@ does instead, in order:
    checked for control characters and become ``request.form``, so that the CSRF check, the rate
    limiter and the view's own checks (benchmark, split, quota, data-use gate:
    `leaderboard.server.services.submissions.check_request`) all run before the file is read;
+   a held-out split also needs a verified address (`leaderboard.server.access.verified`,
+   ``REQUIRE_VERIFIED_EMAIL``), checked here for every upload route;
 4. **the file's cap**, from the ``kind`` field: predictions ``MAX_UPLOAD_MB``, images
    ``MAX_IMAGE_MB``; a ``Content-Length`` over it is a 413 before the file is read;
 5. **the file** becomes ``request.files["file"]``, a stream over the rest of the body that the
@@ -41,6 +43,7 @@ from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 from werkzeug.sansio.multipart import Data, Epilogue, Field, File, MultipartDecoder, NeedData
 
 from leaderboard.core.errors import ProblemList
+from leaderboard.server.access import verified
 from leaderboard.server.errors import Forbidden, ServiceError
 from leaderboard.server.web.inputs import UPLOAD_ENDPOINTS, BadInput, check_form, is_upload
 from leaderboard.server.web.requests import api_user
@@ -101,6 +104,9 @@ def gate():
     if file_part is not None and missing:
         raise BadInput(f"the form field {missing[0]!r} must come before the file part (send "
                        f"the fields {', '.join(_BEFORE_FILE)} first, then the file)")
+    # a held-out split needs a verified address (issue 35), refused before the file is read
+    verified.check_submission(user, dict(fields).get("split", "").strip(),
+                              required=current_app.config["REQUIRE_VERIFIED_EMAIL"])
     kind = dict(fields).get("kind", "predictions").strip()
     cap = file_cap(kind)
     if length is not None and length > cap + body.consumed + form_cap:
