@@ -164,7 +164,7 @@ def test_every_compose_command_starts_as_written(database, tmp_path):
         for name in procs:
             alive(name)
         workers = {w.name: [q.name for q in w.queues] for w in Worker.all(connection=conn)}
-        assert sorted(q for qs in workers.values() for q in qs) == ["gpu", "judge", "scoring"], \
+        assert sorted(q for qs in workers.values() for q in qs) == ["gpu", "judge", "mail", "scoring"], \
             workers
     finally:
         for proc in procs.values():

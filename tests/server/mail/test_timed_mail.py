@@ -13,7 +13,7 @@ from leaderboard.server.jobs import mail
 from leaderboard.server.models import Benchmark, User, utcnow
 from leaderboard.server.models.access import AccessRequest
 from leaderboard.server.models.challenges import Challenge, ChallengePhase
-from leaderboard.server.services import accounts
+from leaderboard.server.services import accounts, decisions
 from tests.agreements import grant_all
 
 
@@ -65,8 +65,6 @@ def test_phase_results_and_expiry_are_mailed_once_per_person(app, app_config, im
 
 def test_admins_hear_of_requests_and_the_signer_of_the_decision(app, client, auth, imported,
                                                                 smtp, session):
-    from leaderboard.server.access import decisions
-
     with app.app_context(), app.extensions["lb_db"].scope() as s:
         accounts.create_admin(s, email="root@example.org", display_name="root",
                               password="correct horse battery")
@@ -75,7 +73,7 @@ def test_admins_hear_of_requests_and_the_signer_of_the_decision(app, client, aut
     link = next(w for w in verify.get_content().split() if "/verify-email/" in w)
     client.get(link.removeprefix("http://lb.example.org"))
     resp = client.post("/data/syncred/sign", data={
-        "full_name": "Ada Lovelace", "affiliation": "Example University",
+        "full_name": "Ada Lovelace", "affiliation": "Example University", "role": "Researcher",
         "intended_use": "Evaluating our detector for a paper.", "accept": "1"})
     assert resp.status_code == 303
     to_admin = [m for m in smtp.messages if m["To"] == "root@example.org"]
