@@ -11,8 +11,8 @@ SHELL := /bin/bash
 .PHONY: setup setup-dev run serve test services demo bench clean screenshots
 
 # Two stamps: `setup` installs what the server and the demo need (requirements.txt's pins for the
-# [server] and [builders] extras: no torch, no test tools, so a first `make run` installs in about
-# a minute); `setup-dev` adds the rest of requirements-dev.txt for `make test`.
+# [server] and [demo] extras: no torch, pyarrow or test tools, so a first `make run` installs in
+# about a minute); `setup-dev` adds the rest of requirements-dev.txt for `make test`.
 setup: $(VENV)/.installed
 setup-dev: $(VENV)/.installed-dev
 
@@ -21,15 +21,15 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	@test -x $(PY) || { echo "==> setup: creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
 	@echo "==> setup: installing the server's and the demo's dependencies into $(VENV) (pinned by requirements.txt; a minute or two)"
 	@sed -e 's/\[[^]]*\]//' -e '/^ *#/d' requirements.txt > $(VENV)/constraints.txt
-	$(PY) -m pip install --progress-bar off -c $(VENV)/constraints.txt -e '.[server,builders]' \
-		| sed -un 's/^\(Collecting\|Successfully\)/   &/p'
+	$(PY) -m pip install --progress-bar off -c $(VENV)/constraints.txt -e '.[server,demo]' \
+		| sed -un '/^\(Collecting\|Installing\|Successfully\)/{s/^\(.\{96\}\)..*/\1 .../;s/^/   /;p}'
 	@touch $@
 	@echo "==> setup: done; the toolkit's command is $(VENV)/bin/leaderboard (or: . $(VENV)/bin/activate)"
 
 $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
 	@echo "==> setup-dev: installing the rest of requirements-dev.txt (torch, judges, test tools)"
 	$(PY) -m pip install --progress-bar off -r requirements-dev.txt \
-		| sed -un 's/^\(Collecting\|Successfully\)/   &/p'
+		| sed -un '/^\(Collecting\|Installing\|Successfully\)/{s/^\(.\{96\}\)..*/\1 .../;s/^/   /;p}'
 	@touch $@
 
 # Embedded default: SQLite under instance/, jobs inline, demo packs imported, baselines scored.
