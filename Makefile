@@ -13,6 +13,8 @@ SHELL := /bin/bash
 # Two stamps: `setup` installs what the server and the demo need (requirements.txt's pins for the
 # [server] and [demo] extras: no torch, pyarrow or test tools, so a first `make run` installs in
 # about a minute); `setup-dev` adds the rest of requirements-dev.txt for `make test`.
+# --no-compile: Python compiles what it imports on first use; pip compiling every installed module
+# up front took half of the install's time.
 setup: $(VENV)/.installed
 setup-dev: $(VENV)/.installed-dev
 
@@ -21,14 +23,14 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	@test -x $(PY) || { echo "==> setup: creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
 	@echo "==> setup: installing the server's and the demo's dependencies into $(VENV) (pinned by requirements.txt; a minute or two)"
 	@sed -e 's/\[[^]]*\]//' -e '/^ *#/d' requirements.txt > $(VENV)/constraints.txt
-	$(PY) -m pip install --progress-bar off -c $(VENV)/constraints.txt -e '.[server,demo]' \
+	$(PY) -m pip install --no-compile --progress-bar off -c $(VENV)/constraints.txt -e '.[server,demo]' \
 		| sed -un '/^\(Collecting\|Installing\|Successfully\)/{s/^\(.\{96\}\)..*/\1 .../;s/^/   /;p}'
 	@touch $@
 	@echo "==> setup: done; the toolkit's command is $(VENV)/bin/leaderboard (or: . $(VENV)/bin/activate)"
 
 $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
 	@echo "==> setup-dev: installing the rest of requirements-dev.txt (torch, judges, test tools)"
-	$(PY) -m pip install --progress-bar off -r requirements-dev.txt \
+	$(PY) -m pip install --no-compile --progress-bar off -r requirements-dev.txt \
 		| sed -un '/^\(Collecting\|Installing\|Successfully\)/{s/^\(.\{96\}\)..*/\1 .../;s/^/   /;p}'
 	@touch $@
 
