@@ -35,12 +35,10 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
 	@touch $@
 
 # Embedded default: SQLite under instance/, jobs inline, demo packs imported, baselines scored.
-# run-demo does it in one process (schema, demo data cached by digest, then the development
-# server), so a second start serves in seconds. PORT=8000 make run serves elsewhere.
+# run-demo does it in one process (signing key, schema, demo data cached by digest, then the
+# development server), so a second start serves in seconds. PORT=8000 make run serves elsewhere.
 # COOKIE_SECURE=0 because this serves plain http on loopback; production keeps the default (on).
 run: setup
-	@$(PY) -m leaderboard receipt-key generate --if-missing \
-		--dir "$${RECEIPT_KEY_DIR:-$${DATA_DIR:-instance/data}/keys}"
 	COOKIE_SECURE=0 $(PY) -m leaderboard run-demo --host 127.0.0.1 --port $(PORT)
 
 # Same, under gunicorn (what production runs).

@@ -4,15 +4,18 @@
   made from changed (`leaderboard.server.demo_seed`), and make the demo admin (printing its
   login);
 - ``run-demo``: what ``make run`` runs, in one process so a second start serves in seconds: the
-  schema upgraded, the demo seeded, the development server started.
+  receipt signing key made when missing, the schema upgraded, the demo seeded, the development
+  server started.
 """
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import click
 
 from leaderboard.core.errors import LeaderboardError
+from leaderboard.core.transparency.keyfiles import SIGNING_FILE, generate
 from leaderboard.server.cli_support import _app_context, _fail, upgrade
 from leaderboard.server.db import get_db
 from leaderboard.server.demo_admin import ensure_demo_admin
@@ -63,10 +66,13 @@ def seed_demo(seed_value: int, only: tuple[str, ...], kinds: str) -> None:
 @click.option("--port", type=int, default=5000, show_default=True)
 @_with_seed_options
 def run_demo(host: str, port: int, seed_value: int, only: tuple[str, ...], kinds: str) -> None:
-    """Upgrade the database, seed the demo (as seed-demo) and serve it with the development
-    server: ``make run`` in one process."""
+    """Make the receipt signing key if there is none, upgrade the database, seed the demo (as
+    seed-demo) and serve it with the development server: ``make run`` in one process."""
     started = time.monotonic()
     with _app_context() as app:
+        key_dir = Path(app.config["RECEIPT_KEY_DIR"])
+        if not app.config.get("RECEIPT_SIGNING_KEY") and not (key_dir / SIGNING_FILE).exists():
+            click.echo(f"receipt signing key: generated {generate(key_dir).key_id} in {key_dir}")
         click.echo("database: upgrading to head ...")
         upgrade(app)
         _seed(app, seed_value, only, kinds)

@@ -4,12 +4,18 @@ whose content changed is imported again and its earlier baselines are hidden as 
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select
 
 from leaderboard.server.cli import server
+from leaderboard.server.config import REPO_ROOT
 from leaderboard.server.demo_seed import IMPORT_STAMP, SUPERSEDED
 from leaderboard.server.models import Benchmark, Submission
 
@@ -64,3 +70,44 @@ def test_a_second_run_redoes_nothing_and_a_changed_pack_is_reimported(runner, se
     assert "4 earlier baselines hidden" in res.output
     res = runner.invoke(server, ["seed-demo", "--only", "syncred"])
     assert "pack cached" in res.output and "import current" in res.output, res.output
+
+
+def test_run_demo_makes_the_key_seeds_and_serves(tmp_path):
+    """``make run``'s one process: key, schema, demo, then the server answers; a second start
+    finds everything current."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "DATA_DIR": str(tmp_path / "data"),
+           "DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite", "COOKIE_SECURE": "0",
+           "REDIS_URL": ""}
+    env.pop("RECEIPT_SIGNING_KEY", None)
+    env.pop("RECEIPT_KEY_DIR", None)
+    outputs = []
+    for _ in range(2):
+        proc = subprocess.Popen([sys.executable, "-m", "leaderboard", "run-demo", "--only",
+                                 "syncred", "--port", str(port)], env=env, cwd=tmp_path,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            deadline = time.monotonic() + 240
+            while time.monotonic() < deadline:
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=1) as conn:
+                        conn.sendall(b"GET / HTTP/1.0\r\nHost: localhost\r\n\r\n")
+                        status = conn.recv(64)
+                    break
+                except OSError:
+                    assert proc.poll() is None, proc.stdout.read()
+                    time.sleep(0.3)
+            else:
+                raise AssertionError("run-demo did not serve within 240 s")
+        finally:
+            proc.terminate()
+            outputs.append(proc.communicate(timeout=30)[0])
+        assert status.startswith(b"HTTP/1.1 200"), status
+    first, second = outputs
+    assert "receipt signing key: generated" in first and "scoring 4 baselines" in first
+    assert (tmp_path / "data" / "keys" / "signing.pem").is_file()
+    assert "receipt signing key" not in second
+    assert "pack cached" in second and "import current" in second, second
+    assert "serving http://127.0.0.1:" in second
