@@ -15,14 +15,15 @@ from pathlib import Path
 import click
 
 from leaderboard.core.errors import LeaderboardError
-from leaderboard.core.transparency.keyfiles import SIGNING_FILE, generate
 from leaderboard.server.cli_support import _app_context, _fail, upgrade
-from leaderboard.server.db import get_db
-from leaderboard.server.demo_admin import ensure_demo_admin
-from leaderboard.server.demo_seed import seed
 
 
 def _seed(app, seed_value: int, only: tuple[str, ...], kinds: str) -> None:
+    # lazy: every `leaderboard` command loads this module; only these two need the server stack
+    from leaderboard.server.db import get_db
+    from leaderboard.server.demo_admin import ensure_demo_admin
+    from leaderboard.server.demo_seed import seed
+
     started = time.monotonic()
     click.echo(f"demo data in {app.config['DATA_DIR']} (packs, imports and baselines are "
                "cached by digest: only what changed is redone)")
@@ -68,6 +69,8 @@ def seed_demo(seed_value: int, only: tuple[str, ...], kinds: str) -> None:
 def run_demo(host: str, port: int, seed_value: int, only: tuple[str, ...], kinds: str) -> None:
     """Make the receipt signing key if there is none, upgrade the database, seed the demo (as
     seed-demo) and serve it with the development server: ``make run`` in one process."""
+    from leaderboard.core.transparency.keyfiles import SIGNING_FILE, generate  # lazy: as above
+
     started = time.monotonic()
     with _app_context() as app:
         key_dir = Path(app.config["RECEIPT_KEY_DIR"])
