@@ -4,28 +4,42 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 5000
 export PYTHONPATH := $(CURDIR)
+# pip's output goes through sed (one line per package): a failed install must fail the recipe
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 
-.PHONY: setup run serve test services demo bench clean screenshots
+.PHONY: setup setup-dev run serve test services demo bench clean screenshots
 
+# Two stamps: `setup` installs what the server and the demo need (requirements.txt's pins for the
+# [server] and [demo] extras: no torch, pyarrow or test tools, so a first `make run` installs in
+# about a minute); `setup-dev` adds the rest of requirements-dev.txt for `make test`.
+# --no-compile: Python compiles what it imports on first use; pip compiling every installed module
+# up front took half of the install's time.
 setup: $(VENV)/.installed
+setup-dev: $(VENV)/.installed-dev
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+$(VENV)/.installed: requirements.txt pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (Python 3.11)"; exit 1; }
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -r requirements-dev.txt
-	# the toolkit's `leaderboard` console script (README), editable: it runs this checkout
-	$(PY) -m pip install -q --no-deps -e .
-	touch $@
+	@test -x $(PY) || { echo "==> setup: creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
+	@echo "==> setup: installing the server's and the demo's dependencies into $(VENV) (pinned by requirements.txt; a minute or two)"
+	@sed -e 's/\[[^]]*\]//' -e '/^ *#/d' requirements.txt > $(VENV)/constraints.txt
+	$(PY) -m pip install --no-compile --progress-bar off -c $(VENV)/constraints.txt -e '.[server,demo]' \
+		| sed -un '/^\(Collecting\|Installing\|Successfully\)/{s/^\(.\{96\}\)..*/\1 .../;s/^/   /;p}'
+	@touch $@
+	@echo "==> setup: done; the toolkit's command is $(VENV)/bin/leaderboard (or: . $(VENV)/bin/activate)"
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	@echo "==> setup-dev: installing the rest of requirements-dev.txt (torch, judges, test tools)"
+	$(PY) -m pip install --no-compile --progress-bar off -r requirements-dev.txt \
+		| sed -un '/^\(Collecting\|Installing\|Successfully\)/{s/^\(.\{96\}\)..*/\1 .../;s/^/   /;p}'
+	@touch $@
 
 # Embedded default: SQLite under instance/, jobs inline, demo packs imported, baselines scored.
+# run-demo does it in one process (signing key, schema, demo data cached by digest, then the
+# development server), so a second start serves in seconds. PORT=8000 make run serves elsewhere.
 # COOKIE_SECURE=0 because this serves plain http on loopback; production keeps the default (on).
 run: setup
-	$(PY) -m leaderboard db-upgrade
-	$(PY) -m leaderboard receipt-key generate --if-missing \
-		--dir "$${RECEIPT_KEY_DIR:-$${DATA_DIR:-instance/data}/keys}"
-	$(PY) -m leaderboard seed-demo
-	COOKIE_SECURE=0 $(PY) -m flask --app app run --host 127.0.0.1 --port $(PORT)
+	COOKIE_SECURE=0 $(PY) -m leaderboard run-demo --host 127.0.0.1 --port $(PORT)
 
 # Same, under gunicorn (what production runs).
 serve: setup
@@ -38,12 +52,12 @@ services:
 # The suite runs on TEST_WORKERS pytest-xdist workers (most tests wait on services, so three
 # workers pay on two cores); each worker gets its own Redis (tests/conftest.py).
 TEST_WORKERS ?= 3
-test: setup services
+test: setup-dev services
 	LB_REQUIRE_SERVICES=1 HARNESS_REQUIRE_DOCKER=1 $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # Screenshots of every page at 1280 and 390 px into tests/browser/screenshots/ (git-ignored): the
 # whole journey (journey/), the participant's loop (participant/) and the organiser's (organiser/).
-screenshots: setup
+screenshots: setup-dev
 	$(PY) -m pytest -q -p no:cacheprovider tests/browser/test_whole_journey.py \
 		tests/browser/test_participant_loop.py tests/browser/test_organiser_journey.py
 
@@ -51,7 +65,7 @@ screenshots: setup
 demo: setup
 	$(PY) -m leaderboard demo-packs --out packs --with-test-labels
 
-bench: setup
+bench: setup-dev
 	$(PY) perf/bench_metrics.py
 	$(PY) perf/bench_validation.py
 

@@ -188,6 +188,7 @@ def format_value(value: float | None, fmt: str) -> str:
 
 
 def _print_table(pack, result) -> None:
+    """One table per task, the headline metric (the board's primary column) first and marked."""
     metrics = pack.benchmark.metrics
     for part, records in result.parts.items():
         if part != "all":
@@ -196,15 +197,22 @@ def _print_table(pack, result) -> None:
         for r in records:
             by_task.setdefault(r.task, []).append(r)
         for task, recs in by_task.items():
-            click.echo(f"\n== {pack.key} / {task} ({result.split}) ==")
-            click.echo(f"{'metric':<28} {'slice':<44} {'value':>9} {'95% CI':>19} {'n':>7}")
-            for r in sorted(recs, key=lambda r: (r.slice_key != "", r.metric, r.slice_key)):
+            headline = pack.task(task).headline
+            spec = metrics.get(headline)
+            better = "" if spec is None else \
+                (", higher is better" if spec.higher_is_better else ", lower is better")
+            click.echo(f"\n== {pack.key} / {task} ({result.split}) ==  "
+                       f"* headline: {headline}{better} (the board ranks by it)")
+            click.echo(f"  {'metric':<28} {'slice':<44} {'value':>9} {'95% CI':>19} {'n':>7}")
+            for r in sorted(recs, key=lambda r: (r.metric != headline, r.slice_key != "",
+                                                 r.metric, r.slice_key)):
                 spec = metrics.get(r.metric)
                 fmt = spec.fmt if spec else "num"
                 ci = (f"[{format_value(r.ci_low, fmt)}, {format_value(r.ci_high, fmt)}]"
                       if r.ci_low is not None else "")
                 judge = f"  judge={r.judge}" if r.judge else ""
-                click.echo(f"{r.metric:<28} {(r.slice_key or 'overall')[:44]:<44} "
+                mark = "*" if r.metric == headline else " "
+                click.echo(f"{mark} {r.metric:<28} {(r.slice_key or 'overall')[:44]:<44} "
                            f"{format_value(r.value, fmt):>9} {ci:>19} {r.n:>7}{judge}")
     for p in result.pending:
         click.echo(f"pending: {p.get('task')}/{p.get('metric')}: {p.get('reason')}")

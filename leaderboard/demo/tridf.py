@@ -208,7 +208,7 @@ Every official column gives the number the authors' own code gives on the same p
 |---|---|---|
 | TFQ `accuracy` | `score_perception_original.py` `score` | `normalize_tf_answer`: the first line must start with "yes" or "no" as a word; "True", "**Yes**", "> yes" do not read |
 | MCQ `mcq_score` (`_clamped`) | `score_mc_answer` (unclamped; clamped at 0) | `normalize_mc_answer`: first line only, upper-cased; "none" adds E; with a comma only single-letter tokens count |
-| TFQ, MCQ `invalid_predictions` | `score` (`invalid_predictions`: the normalizer returned None) | TFQ: no yes/no read; MCQ: an empty answer only. `no_letter_read` (MCQ) is ours: no option letter read, empty answers included |
+| TFQ, MCQ `invalid_predictions` | `score` (`invalid_predictions`: answers from which the authors' reader reads nothing) | TFQ: no yes/no read; MCQ: an empty answer only. `no_letter_read` (MCQ) is ours: no option letter read, empty answers included |
 | OEQ B `accuracy` | `eval_accuracy.py` (strict) | `get_prediction`: lines from the last upward, "likely authentic" winning on a line holding both; exact phrases |
 | OEQ `cover`, `chair`, `hal`, `f05` | `cal_score.py` `CoverCalculator` | only artifacts that are columns of the sample's ground-truth CSV count; a cell is true by `parse_bool_truth` ("[ ]" is false); type B CHAIR = 1 for a fake called authentic |
 | `trident_accuracy` (TFQ, OEQ B), `trident_mcq_score`, `trident_chair/hal/f05` (OEQ B) | TRIDENT `evaluate_predictions.py` `score_choice`, `score_typeb_oeq`, `score_oeq_artifacts` | `_normalize_tf_answer` ("true"/"false" in the first two lines: "yes"/"no" do not read), `_normalize_mc_answer` (A-E in the first three lines), `_parse_typeb_label` (first non-empty line); no CHAIR penalty |

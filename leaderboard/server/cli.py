@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from leaderboard.core.errors import LeaderboardError
-from leaderboard.server.cli_support import _app_context, _fail
+from leaderboard.server.cli_support import _app_context, _fail, upgrade, upgrade_database
 
 log = logging.getLogger(__name__)
 
@@ -27,34 +27,12 @@ def server() -> None:
     """Server commands: database, packs, admins, workers, reconciler."""
 
 
-def upgrade_database(url: str, revision: str = "head") -> None:
-    """``alembic upgrade <revision>`` against ``url`` (creates the SQLite folder if needed)."""
-    from alembic import command
-    from alembic.config import Config
-
-    from leaderboard.server.config import REPO_ROOT
-
-    if url.startswith("sqlite:///"):
-        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    cfg = Config(str(REPO_ROOT / "alembic.ini"))
-    cfg.set_main_option("script_location", str(REPO_ROOT / "migrations"))
-    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
-    command.upgrade(cfg, revision)
-
-
 @server.command("db-upgrade")
 @click.option("--revision", default="head", show_default=True)
 def db_upgrade(revision: str) -> None:
     """Build or upgrade the database schema (alembic upgrade head)."""
     with _app_context() as app:
-        upgrade_database(app.config["DATABASE_URL"], revision)
-        if revision == "head":
-            from leaderboard.server.boards import rebuild
-            from leaderboard.server.db import get_db
-            with get_db(app).scope() as session:
-                filled = rebuild.fill_if_empty(session)
-            if filled:
-                click.echo(f"standings built: {filled} rows")
+        upgrade(app, revision)
     click.echo(f"database at {revision}")
 
 
@@ -283,72 +261,6 @@ def rotate_label_keys() -> None:
     click.echo(f"re-encrypted {n} label sets")
 
 
-def _has_baseline(session, key: str, split: str, kind: str) -> bool:
-    from sqlalchemy import select
-
-    from leaderboard.server.models import Benchmark, Submission
-
-    return session.scalar(
-        select(Submission.id).join(Benchmark, Submission.benchmark_id == Benchmark.id)
-        .where(Benchmark.key == key, Submission.split == split, Submission.is_baseline,
-               Submission.baseline_kind == kind, Submission.status != "failed").limit(1)
-    ) is not None
-
-
-@server.command("seed-demo")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--only", multiple=True, help="Only these benchmarks (repeatable).")
-@click.option("--kinds", default="random,all-fake", show_default=True,
-              help="Baselines to submit for every benchmark and split.")
-def seed_demo(seed: int, only: tuple[str, ...], kinds: str) -> None:
-    """Generate the demo packs into DATA_DIR, import them, score baseline submissions, and make
-    the demo admin (printing its login)."""
-    from leaderboard.core.baselines import write_baseline
-    from leaderboard.core.packs import load_pack
-    from leaderboard.demo import BENCHMARKS, generate
-    from leaderboard.server.boards.cache import invalidate_boards
-    from leaderboard.server.db import get_db
-    from leaderboard.server.jobs.scoring import enqueue_scoring
-    from leaderboard.server.services import benchmarks, submissions
-
-    with _app_context() as app:
-        data_dir = Path(app.config["DATA_DIR"])
-        out = data_dir / "demo-packs"
-        for key in only or BENCHMARKS:
-            try:
-                path = generate(key, out, scale="small", seed=seed)
-                with get_db().scope() as session:
-                    benchmarks.import_pack(session, path, data_dir=data_dir,
-                                           label_keys=app.config["LABEL_KEYS"])
-            except (ValueError, LeaderboardError) as exc:
-                _fail(str(exc))
-            invalidate_boards(key)
-            pack = load_pack(path)
-            ids = []
-            for split in pack.splits:
-                for kind in [k.strip() for k in kinds.split(",") if k.strip()]:
-                    pred = data_dir / "demo-baselines" / key / f"{split}.{kind}.jsonl"
-                    with get_db().scope() as session:
-                        if _has_baseline(session, key, split, kind):
-                            continue  # seed-demo runs at every `make run`: keep one of each
-                    write_baseline(pack, split, kind, pred, seed=seed)
-                    with get_db().scope() as session:
-                        sub = submissions.create_baseline(session, benchmark=key, split=split,
-                                                          kind=kind, source=pred,
-                                                          data_dir=data_dir)
-                        ids.append(sub.id)
-            for sid in ids:
-                enqueue_scoring(sid)
-            how = "queued" if app.config.get("REDIS_URL") else "scored"
-            click.echo(f"{key}: imported, {len(ids)} baseline submissions {how}")
-        from leaderboard.server.demo_admin import ensure_demo_admin
-
-        with get_db().scope() as session:
-            lines = ensure_demo_admin(session, data_dir)
-        for line in lines:
-            click.echo(line)
-
-
 # Judge commands (rejudge, judge-agreement) live in their own module.
 from leaderboard.server.cli_judges import judge_agreement, rejudge  # noqa: E402
 
@@ -374,3 +286,9 @@ def mail_send(outbox_id: int | None) -> None:
             click.echo(f"outbox {outbox_id}: {mail.send_message(outbox_id)}")
         else:
             click.echo(" ".join(f"{k}={v}" for k, v in mail.reconcile_mail().items()))
+
+
+from leaderboard.server.cli_demo import run_demo, seed_demo  # noqa: E402
+
+server.add_command(seed_demo)
+server.add_command(run_demo)

@@ -1,6 +1,7 @@
 // Upload with a progress bar (XMLHttpRequest upload events), then go to "my submissions".
 // Before sending, the browser checks what it can: the file's size against the limit and, for a
-// plain JSONL file, that its first lines are JSON objects with an "id" (a UTF-8 BOM is fine).
+// plain JSONL file, that every line is a JSON object with an "id" (a UTF-8 BOM is fine), listing
+// every problem found (the first 50 with line and field, and the total), as the server does.
 // Errors are shown as errors (red box, red bar). Without JavaScript the form still posts.
 (function () {
   "use strict";
@@ -47,45 +48,52 @@
     bar.classList.add("failed");
   }
 
+  // Like the server and the command line: every problem is counted, the first 50 are listed
+  // with their line and field.
+  var MAX_SHOWN = 50;
+
   function precheck(file, done) {
     var maxBytes = parseInt(form.getAttribute("data-max-bytes") || "0", 10);
     var kind = form.querySelector("input[name=kind]:checked");
     var isImage = kind && kind.value === "container";
+    function one(text) { done([{ line: null, field: "file", message: text }], 1); }
     if (!isImage && maxBytes && file.size > maxBytes) {
-      done("The file is " + (file.size / 1048576).toFixed(1) + " MB, over the " +
-           Math.round(maxBytes / 1048576) + " MB limit: gzip it (the server reads .jsonl.gz).");
+      one("the file is " + (file.size / 1048576).toFixed(1) + " MB, over the " +
+          Math.round(maxBytes / 1048576) + " MB limit: gzip it (the server reads .jsonl.gz).");
       return;
     }
-    if (file.size === 0) { done("The file is empty."); return; }
-    if (isImage || !file.slice || !window.FileReader) { done(null); return; }
+    if (file.size === 0) { one("the file is empty."); return; }
+    if (isImage || !window.FileReader || !window.TextDecoder) { done([], 0); return; }
     var reader = new FileReader();
     reader.onload = function () {
       var bytes = new Uint8Array(reader.result);
-      if (bytes[0] === 0x1f && bytes[1] === 0x8b) { done(null); return; }  // gzip: the server checks
-      if (bytes[0] === 0x50 && bytes[1] === 0x4b) { done(null); return; }  // a ZIP (TriDF)
-      var text = new TextDecoder("utf-8").decode(bytes).replace(/^\uFEFF/, "");
-      var lines = text.split("\n").slice(0, 5);
-      if (text.length >= 65536) { lines = lines.slice(0, Math.max(lines.length - 1, 1)); }
+      if (bytes[0] === 0x1f && bytes[1] === 0x8b) { done([], 0); return; }  // gzip: the server checks
+      if (bytes[0] === 0x50 && bytes[1] === 0x4b) { done([], 0); return; }  // a ZIP (TriDF)
+      var lines = new TextDecoder("utf-8").decode(bytes).replace(/^\uFEFF/, "").split("\n");
+      var problems = [], total = 0, seen = false;
       for (var i = 0; i < lines.length; i++) {
         var line = lines[i].trim();
         if (!line) { continue; }
-        if (i === 0 && line === "{") { done(null); return; }  // a pretty-printed document
-        var row;
-        try { row = JSON.parse(line); } catch (err) {
-          done("Line " + (i + 1) + " is not valid JSON: each line must be one JSON object " +
-               "such as {\"id\": \"...\", ...}."); return;
+        if (!seen && (line === "{" || line === "[")) { done([], 0); return; }  // one document
+        seen = true;
+        var found = null, field = null, row;
+        try { row = JSON.parse(line); } catch (err) { row = undefined; }
+        if (row === undefined) {
+          found = "not valid JSON: each line must be one JSON object such as {\"id\": \"...\", ...}";
+        } else if (row === null || typeof row !== "object" || Array.isArray(row)) {
+          found = "not a JSON object";
+        } else if (typeof row.id !== "string" && !("responses" in row)) {
+          field = "id"; found = "required, must be a string item id";
         }
-        if (row === null || typeof row !== "object" || Array.isArray(row)) {
-          done("Line " + (i + 1) + " is not a JSON object."); return;
-        }
-        if (typeof row.id !== "string" && !("responses" in row)) {
-          done("Line " + (i + 1) + ", field 'id': required, must be a string item id."); return;
+        if (found) {
+          total += 1;
+          if (problems.length < MAX_SHOWN) { problems.push({ line: i + 1, field: field, message: found }); }
         }
       }
-      done(null);
+      done(problems, total);
     };
-    reader.onerror = function () { done(null); };
-    reader.readAsArrayBuffer(file.slice(0, 65536));
+    reader.onerror = function () { done([], 0); };
+    reader.readAsArrayBuffer(file);  // at most the upload limit (checked above)
   }
 
   function showProblems(problems, total) {
@@ -116,8 +124,16 @@
     var input = document.getElementById("file");
     var file = input && input.files && input.files[0];
     if (!file) { fail("Choose a file first."); return; }
-    precheck(file, function (problem) {
-      if (problem) { bar.hidden = true; fail(problem + " Nothing was uploaded."); return; }
+    precheck(file, function (problems, total) {
+      if (total) {
+        bar.hidden = true;
+        fail(total === 1 ? "1 problem in the file; nothing was uploaded."
+             : total + " problems in the file" + (total > problems.length ? " (the first " +
+               problems.length + " below)" : "") + "; nothing was uploaded.");
+        showProblems(problems, total);
+        return;
+      }
+      showProblems([], 0);
       send();
     });
   });

@@ -110,7 +110,7 @@ def _sort_a_column(page: Page) -> str:
     pytest.fail("no metric column changed the row order when sorted")
 
 
-def test_user_journey(live, page: Page, predictions, screenshots):
+def test_user_journey(live, page: Page, predictions, screenshots, tmp_path):
     base, mode = live.url, live.mode
     _register_and_team(page, base)
 
@@ -150,3 +150,30 @@ def test_user_journey(live, page: Page, predictions, screenshots):
     expect(bad.locator(".failure-lines")).to_contain_text("field 'score'")
     page.screenshot(path=str(screenshots / f"{mode}-invalid.png"), full_page=True)
     assert_accessible(page, "invalid")
+
+    # a file the browser can tell is broken: every problem counted, the first 50 listed with
+    # line and field, as the command line does (issue 33); nothing is uploaded
+    broken = tmp_path / "broken.jsonl"
+    rows = ['{"id": "a", "score": 0.5}', "not json"] * 30 + ['{"score": 0.5}'] * 3
+    broken.write_text("\n".join(rows) + "\n")
+    page.goto(f"{base}/submit")
+    page.select_option("#benchmark", BENCHMARK)
+    page.fill("input[name=method_name]", "Broken lines")
+    page.set_input_files("#file", str(broken))
+    page.click("#upload-button")
+    expect(page.locator("#upload-message")).to_have_text(
+        "33 problems in the file; nothing was uploaded.")
+    items = page.locator("#upload-problems li")
+    expect(items).to_have_count(33)
+    expect(items.first).to_have_text(re.compile(r"^line 2: not valid JSON"))
+    expect(items.last).to_have_text("line 63, field 'id': required, must be a string item id")
+    rows = ["not json"] * 70
+    broken.write_text("\n".join(rows) + "\n")
+    page.set_input_files("#file", str(broken))
+    page.click("#upload-button")
+    expect(page.locator("#upload-message")).to_have_text(
+        "70 problems in the file (the first 50 below); nothing was uploaded.")
+    expect(items).to_have_count(51)
+    expect(items.last).to_have_text("… and 20 more problems")
+    assert page.url.endswith("/submit")
+

@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from leaderboard.core.packs import load_pack
 from leaderboard.server.config import REPO_ROOT
 
 
@@ -35,6 +36,13 @@ def test_baseline_then_score(pack, tmp_path):
     assert "ok" in run("validate-pack", pack).stdout
     table = run("score", "--pack", pack, "--split", "dev", "--predictions", preds).stdout
     assert "tpr_at_fpr_5" in table and "95% CI" in table
+    # the headline (the board's primary column) is named, listed first and marked (issue 33)
+    head = next(t.headline for t in load_pack(pack).tasks)
+    assert f"* headline: {head}, higher is better" in table
+    rows = [line for line in table.splitlines() if line[:2] in ("* ", "  ")][1:]
+    assert rows[0].startswith(f"* {head} ") and "overall" in rows[0]
+    assert all(line.startswith("* ") == (line.split()[1] == head) for line in rows
+               if line.strip())
     records = json.loads(run("score", "--pack", pack, "--split", "dev", "--predictions", preds,
                              "--json").stdout)
     keys = {"task", "metric", "slice", "value", "ci_low", "ci_high", "n", "judge",

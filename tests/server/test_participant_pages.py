@@ -37,6 +37,9 @@ def test_hidden_submission_is_marked_with_the_reason(client, auth, imported, app
     assert status["selectable"] is False
     page = client.get("/submissions/mine").get_data(as_text=True)
     assert "hidden by an admin" in page and "same &lt;b&gt;method&lt;/b&gt; as #1" in page
+    own = client.get(f"/submissions/{sid}").get_data(as_text=True)  # its own page too (issue 33)
+    assert 'id="hidden-note"' in own and "same &lt;b&gt;method&lt;/b&gt; as #1" in own
+    assert 'hidden-badge">hidden</span>' in own
     assert f'action="/submissions/{sid}/select"' not in page  # no select button
     assert "selected-badge" not in page  # hiding withdrew the selection
     refused = client.post(f"/submissions/{sid}/select", data={"value": "1"},

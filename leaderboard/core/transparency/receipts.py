@@ -12,7 +12,8 @@ its canonical bytes (the log's leaf data, byte for byte what a user downloads). 
 ``issued_at``          UTC, microseconds, "Z"
 ``benchmark``          ``{"key", "version", "revealed"}`` (revealed: the private part is public)
 ``pack``               ``{"digest", "benchmark_yaml", "items"}``: SHA-256 digests of the pack's
-                       ``benchmark.yaml`` and of the split's ``items.jsonl``, and of both
+                       ``benchmark.yaml`` narrowed to the split (byte for byte the file of
+                       the split's download) and of the split's ``items.jsonl``, and of both
                        together (`pack_digests`); what a user's copy of the pack must match
 ``submission``         ``{"id", "split", "kind", "team", "method", "submitted_at", "status",
                        "hidden", "disqualified" (reason or null), "public", "selected",
@@ -46,6 +47,7 @@ from datetime import datetime
 from pathlib import Path
 
 from leaderboard.core.transparency.bounds import MAX_FILE_BYTES, check_bounds
+from leaderboard.core.pack_copy import split_meta
 from leaderboard.core.transparency.canonical import (
     MAX_INT,
     CanonicalError,
@@ -106,11 +108,17 @@ def sha256_file(path: str | Path) -> str:
 
 
 def pack_digests(pack_dir: str | Path, split: str) -> dict:
-    """``{"digest", "benchmark_yaml", "items"}`` of a pack folder and split: the files every
-    copy of a pack shares (the server's, a team's download, the organisers' release). Media
-    files are left out (a large pack holds hundreds of thousands; ``items.jsonl`` names them)."""
+    """``{"digest", "benchmark_yaml", "items"}`` of a pack folder and split: what every copy of
+    a pack shares (the server's, a team's download, the organisers' release). ``benchmark_yaml``
+    is the SHA-256 of the file narrowed to the split (`pack_copy.split_meta`): the bytes a
+    team's download of the split holds, whatever other splits the full pack lists. Media files
+    are left out (a large pack holds hundreds of thousands; ``items.jsonl`` names them).
+
+    OSError when a file is missing; PackError when ``benchmark.yaml`` is not a mapping that
+    lists ``split``."""
     root = Path(pack_dir)
-    yaml_digest = _sha256_file(root / "benchmark.yaml")
+    yaml_digest = "sha256:" + hashlib.sha256(
+        split_meta((root / "benchmark.yaml").read_bytes(), split)).hexdigest()
     items = _sha256_file(root / "splits" / split / "items.jsonl")
     return {"digest": digest({"benchmark_yaml": yaml_digest, "items": items, "split": split}),
             "benchmark_yaml": yaml_digest, "items": items}

@@ -1,7 +1,8 @@
 """Files behind download links: dev labels as JSONL, per-split zip archives, media lookup.
 
 A split's archive is itself a pack (design "Benchmark packs", issue 21): it unpacks to
-``<key>-<split>/`` holding ``benchmark.yaml`` (the pack's, listing only this split),
+``<key>-<split>/`` holding ``benchmark.yaml`` (the pack's, listing only this split:
+`leaderboard.core.pack_copy`, the bytes receipts digest),
 ``description.md``, ``agreement.md``, ``splits/<split>/items.jsonl``, for a dev split with labels
 also ``splits/<split>/labels.jsonl``, and the ``media/`` its items name; so the toolkit's
 ``leaderboard score --pack`` / ``baseline --pack`` work on it unchanged. A held-out split's
@@ -27,6 +28,8 @@ import yaml
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from leaderboard.core.errors import PackError
+from leaderboard.core.pack_copy import split_meta
 from leaderboard.core.packs import HELD_OUT_SPLITS
 from leaderboard.core.table import Table
 from leaderboard.server import labels_crypto
@@ -163,13 +166,14 @@ def dev_labels_file(session: Session, bench: Benchmark, split: str, *,
 
 
 def archive_meta(bench: Benchmark, split: str) -> bytes:
-    """``benchmark.yaml`` of a one-split download: the imported pack's own, with ``splits``
-    narrowed to ``split`` and the texts under their standard names."""
-    raw = yaml.safe_load((pack_root(bench) / "benchmark.yaml").read_text(encoding="utf-8"))
-    if not isinstance(raw, dict):  # the import validated it; a hand-edited copy is not ours
-        raise NotFound(f"{bench.key}'s pack has no readable benchmark.yaml")
-    raw.update(splits=[split], description="description.md", agreement="agreement.md")
-    return yaml.safe_dump(raw, sort_keys=False, allow_unicode=True).encode("utf-8")
+    """``benchmark.yaml`` of a one-split download: `pack_copy.split_meta` of the imported pack's
+    own (``splits`` narrowed to ``split``, the texts under their standard names), the very bytes
+    a receipt's ``pack.benchmark_yaml`` digests, so ``leaderboard verify --pack`` accepts the
+    unzipped download (issue 33)."""
+    try:
+        return split_meta((pack_root(bench) / "benchmark.yaml").read_bytes(), split)
+    except PackError:  # the import validated it; a hand-edited copy is not ours
+        raise NotFound(f"{bench.key}'s pack has no readable benchmark.yaml") from None
 
 
 def archive_name(bench: Benchmark, split: str) -> str:

@@ -27,6 +27,7 @@ import orjson
 from sqlalchemy import Text, bindparam, cast, select
 from sqlalchemy.orm import Session
 
+from leaderboard.core.errors import PackError
 from leaderboard.core.transparency import receipts
 from leaderboard.core.transparency.canonical import digest
 from leaderboard.core.transparency.signing import Signer, format_time
@@ -50,7 +51,8 @@ def _stat(path: str):
 
 def pack_digests(pack_path: str, split: str) -> dict:
     """`receipts.pack_digests` of the server's copy of the pack, cached by the files' stat;
-    null digests when the files are missing (a receipt is still issued, saying so)."""
+    null digests when the files are missing or unreadable (a receipt is still issued, saying
+    so)."""
     # plain strings for the two stat calls every receipt makes (no Path objects)
     key = (str(pack_path), split, _stat(os.path.join(pack_path, "benchmark.yaml")),
            _stat(os.path.join(pack_path, "splits", split, "items.jsonl")))
@@ -60,7 +62,11 @@ def pack_digests(pack_path: str, split: str) -> dict:
     if found is None:
         if len(_PACK_CACHE) > 256:
             _PACK_CACHE.clear()
-        found = _PACK_CACHE[key] = receipts.pack_digests(Path(pack_path), split)
+        try:
+            found = receipts.pack_digests(Path(pack_path), split)
+        except (OSError, PackError):  # a copy changed on disk since its import was checked
+            return dict(_NO_PACK)
+        _PACK_CACHE[key] = found
     return dict(found)
 
 

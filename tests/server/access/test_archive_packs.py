@@ -2,15 +2,18 @@
 page's signed link as an approved member, unzips to a pack the toolkit scores unchanged
 (``leaderboard baseline`` then ``score``, run as a team runs them from a folder outside the
 checkout), with the same numbers as scoring the original pack; a test archive holds no label,
-its pack still takes ``baseline`` and ``score`` says it needs labels."""
+its pack still takes ``baseline`` and ``score`` says it needs labels. A real receipt of a dev
+submission is recomputed by ``leaderboard verify --pack`` on the unzipped download (issue 33)."""
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
 import zipfile
 
 import pytest
+import requests
 
 from .conftest import hidden_test_rows, leaks, login, sign
 
@@ -19,6 +22,8 @@ from leaderboard.core.scoring import score_predictions
 from leaderboard.demo import BENCHMARKS
 from leaderboard.server.services.benchmarks import import_pack
 from tests.toolkit import make_console_script, run_line
+
+from tests.server.conftest import live_server  # noqa: F401  (fixture)
 
 
 @pytest.fixture
@@ -109,3 +114,65 @@ def test_test_downloads_hold_no_labels(member, five_packs, tmp_path):
                    cwd=tmp_path, bin_dir=bin_dir)
     assert out.returncode == 2 and "scoring needs labels" in out.stderr
     assert "leaderboard submit" in out.stderr
+
+
+def _token(client) -> str:
+    client.post("/team/create", data={"name": "Team Verify"})
+    page = client.post("/team/tokens", data={"name": "cli"}).get_data(as_text=True)
+    found = re.search(r'<code id="new-token">([^<]+)</code>', page)
+    assert found, page[:500]
+    return found[1]
+
+
+def test_a_receipt_recomputes_on_the_unzipped_download(member, live_server, tmp_path):
+    """docs/verify.md's recomputation with what a team has: its download (not the server's pack
+    folder) and its own predictions, for every demo benchmark; a changed prediction is exit 8."""
+    bin_dir = tmp_path / "bin"
+    make_console_script(bin_dir)
+    work = tmp_path / "team"
+    work.mkdir()
+    token = _token(member)
+    for key in BENCHMARKS:
+        zipfile.ZipFile(io.BytesIO(_download(member, key, "dev", labels=True))).extractall(work)
+        pack = f"{key}-dev"
+        out = run_line(f"leaderboard baseline --pack {pack} --split dev --kind random --seed 7 "
+                       f"--out {key}.jsonl", cwd=work, bin_dir=bin_dir)
+        assert out.returncode == 0, out.stderr
+        resp = requests.post(f"{live_server}/api/v1/submissions", timeout=60,
+                             headers={"Authorization": f"Bearer {token}"},
+                             data={"benchmark": key, "split": "dev", "method_name": "mine"},
+                             files={"file": ("preds.jsonl", (work / f"{key}.jsonl").read_bytes())})
+        assert resp.status_code == 202, resp.text
+        sid = resp.json()["id"]
+        receipt = requests.get(f"{live_server}/api/v1/submissions/{sid}/receipt", timeout=30)
+        assert receipt.status_code == 200, (key, receipt.text[:300])
+        (work / f"{key}.receipt.json").write_bytes(receipt.content)
+        body = receipt.json()["receipt"]
+        # the receipt commits to the download's own bytes: sha256sum benchmark.yaml equals it
+        got = hashlib.sha256((work / pack / "benchmark.yaml").read_bytes()).hexdigest()
+        assert body["pack"]["benchmark_yaml"] == f"sha256:{got}", key
+        line = (f"leaderboard verify {key}.receipt.json --server {live_server} --pack {pack} "
+                f"--predictions {key}.jsonl")
+        out = run_line(line, cwd=work, bin_dir=bin_dir)
+        assert out.returncode == 0, f"{key}: {out.stdout}{out.stderr}"
+        assert "equal the receipt's exactly" in out.stdout, out.stdout
+
+        rows = (work / f"{key}.jsonl").read_text().splitlines()
+        first = json.loads(rows[0])
+        changed = {**first, **{f: _other(first[f]) for f in first if f != "id"}}
+        (work / f"{key}.jsonl").write_text("\n".join([json.dumps(changed), *rows[1:]]) + "\n")
+        out = run_line(line, cwd=work, bin_dir=bin_dir)
+        assert out.returncode == 8, f"{key}: {out.stdout}{out.stderr}"
+        assert "is not the file this receipt scored" in out.stdout + out.stderr, key
+
+
+def _other(value):
+    """A different prediction of the same type (the row stays valid)."""
+    flips = {"fake": "real", "real": "fake", "yes": "no", "no": "yes"}
+    if isinstance(value, str):
+        return flips.get(value, value + " (changed)")
+    if isinstance(value, float):
+        return 1.0 - value if value != 0.5 else 0.25
+    if isinstance(value, list):
+        return value[:-1] if len(value) > 1 else value + ["Z"]
+    return value
