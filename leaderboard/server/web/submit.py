@@ -43,8 +43,18 @@ def _menu(session):
 def form():
     session = get_session()
     menu = _menu(session) if current_user.team_id is not None else []
+    wanted = (request.args.get("challenge") or "").strip()
+    # ?challenge=<key> (the challenge page's link): the form submits to it, on its own
+    # benchmark and open phase's split; the menu says why when it cannot
+    entry = next((c for b in menu for c in b.challenges if c.key == wanted), None)
+    entry_bench = next((b for b in menu for c in b.challenges if c is entry), None)
     return render_template("submit/form.html", menu=menu,
                            offered=[b for b in menu if b.open],
+                           wanted=wanted, entry=entry if entry and entry.open else None,
+                           entry_reason=(entry.reason if entry else
+                                         f"your team has not entered challenge {wanted!r}: "
+                                         "enter it on its page first") if wanted else "",
+                           entry_bench=entry_bench,
                            selected=request.args.get("benchmark", ""),
                            max_mb=current_app.config["MAX_UPLOAD_MB"],
                            idempotency_key=secrets.token_urlsafe(24))
