@@ -102,17 +102,25 @@ def _auth(token: str) -> dict:
 
 
 def check(server: str, token: str, *, benchmark: str, split: str, kind: str = "predictions",
-          challenge: str = "", session: requests.Session | None = None) -> dict:
+          challenge: str = "", idempotency_key: str | None = None,
+          session: requests.Session | None = None, retry: RetryPolicy | None = None,
+          on_retry: Callable[[RetryEvent], None] | None = None,
+          sleep: Callable[[float], None] = time.sleep) -> dict:
     """Ask the server whether it would take an upload to this target now (``GET
     /api/v1/submissions/check``), before any byte of a file is sent: the split, the challenge's
-    open phase, the agreement and the quota. Returns what the upload would count against;
-    raises ClientError with the server's reason otherwise."""
+    open phase, the agreement and the quota (an ``idempotency_key`` the server already knows is a
+    retry it will answer, whatever is left of the quota). Returns what the upload would count
+    against; raises ClientError with the server's reason otherwise."""
     http = session or requests.Session()
     params = {"benchmark": benchmark, "split": split, "kind": kind}
     if challenge:
         params["challenge"] = challenge
-    resp = http.get(f"{server.rstrip('/')}/api/v1/submissions/check", params=params,
-                    headers=_auth(token), timeout=(10, 60))
+    headers = _auth(token)
+    if idempotency_key:
+        headers["Idempotency-Key"] = idempotency_key
+    resp = _with_retries(lambda: http.get(f"{server.rstrip('/')}/api/v1/submissions/check",
+                                          params=params, headers=headers, timeout=(10, 60)),
+                         retry or RetryPolicy(), on_retry, sleep)
     if resp.status_code != 200:
         raise ClientError(_error_text(resp))
     return resp.json()
@@ -403,12 +411,15 @@ def submit_cmd(file: Path | None, image: Path | None, benchmark: str, split: str
         if challenge and enter_challenge(server, token, challenge):
             click.echo(f"your team entered challenge {challenge}", err=True)
         # asked first: a wrong split or a closed phase is refused before the file is sent
-        check(server, token, benchmark=benchmark, split=split, kind=kind, challenge=challenge)
+        method_name = method_name or file.name.split(".")[0]
+        key = idempotency_key or upload_key(file, benchmark=benchmark, split=split, kind=kind,
+                                            method_name=method_name, challenge=challenge)
+        check(server, token, benchmark=benchmark, split=split, kind=kind, challenge=challenge,
+              idempotency_key=key, retry=RetryPolicy(tries=retries + 1), on_retry=say_retry)
         doc = submit(server, token, benchmark=benchmark, split=split, path=file, kind=kind,
-                     challenge=challenge,
-                     method_name=method_name or file.name.split(".")[0], description=description,
+                     challenge=challenge, method_name=method_name, description=description,
                      paper_url=paper_url, code_url=code_url, public=not private,
-                     progress=not quiet, idempotency_key=idempotency_key,
+                     progress=not quiet, idempotency_key=key,
                      retry=RetryPolicy(tries=retries + 1), on_retry=say_retry)
         if doc.get("replayed"):
             click.echo(f"the server already had this upload (same file and target): "

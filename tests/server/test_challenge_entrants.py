@@ -20,10 +20,12 @@ def _fmt(t):
     return t.strftime("%Y-%m-%dT%H:%M")
 
 
-def _post(client, token, data: bytes, split: str, *, challenge: str = "", method: str = "m"):
-    return client.post("/api/v1/submissions", data={
+def _post(client, token, data: bytes, split: str, *, challenge: str = "", method: str = "m",
+          key: str = "", query: str = ""):
+    headers = {"Authorization": f"Bearer {token}"} | ({"Idempotency-Key": key} if key else {})
+    return client.post("/api/v1/submissions" + query, data={
         "benchmark": "syncred", "split": split, "method_name": method, "challenge": challenge,
-        "file": (io.BytesIO(data), "p.jsonl")}, headers={"Authorization": f"Bearer {token}"},
+        "file": (io.BytesIO(data), "p.jsonl")}, headers=headers,
         content_type="multipart/form-data")
 
 
@@ -82,10 +84,18 @@ def test_caps_count_only_the_submissions_made_to_the_challenge(
     bad = _post(client, token, b'{"id": "zzz", "score": 3}\n', "dev", challenge="warm")
     assert bad.status_code == 202
     assert client.get(bad.json["status_url"]).json["status"] == "failed"
-    good = _post(client, token, dev, "dev", challenge="warm", method="entry")
+    good = _post(client, token, dev, "dev", challenge="warm", method="entry", key="entry-0001")
     assert good.status_code == 202, good.json
     over = _post(client, token, dev, "dev", challenge="warm", method="again")
     assert over.status_code == 429 and "phase 'Warm-up'" in over.json["message"]
+    # a retry of the accepted upload (same key) is answered with it, though the quota is used
+    target = "?benchmark=syncred&split=dev&challenge=warm"
+    again = client.get("/api/v1/submissions/check" + target,
+                       headers={**headers, "Idempotency-Key": "entry-0001"})
+    assert again.status_code == 200 and again.json["replay"] == good.json["id"]
+    replayed = _post(client, token, dev, "dev", challenge="warm", method="entry",
+                     key="entry-0001", query=target)
+    assert replayed.status_code == 202 and replayed.json["id"] == good.json["id"]
     # the standing board's uploads are not bound by the phase's caps, nor counted in them
     assert _post(client, token, dev, "dev", method="standing2").status_code == 202
     session.expire_all()

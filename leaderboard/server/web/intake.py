@@ -60,7 +60,13 @@ def preflight(user, args) -> dict:
     ``challenge``, ``kind``) now: the same checks as the upload (`services.submissions
     .check_target`; for an image also the data grant it runs on), nothing stored or counted.
     Raises ServiceError (400 naming the field, 403, 404, 429) or returns what an upload would
-    count against (``quota``, ``phase``, ``phase_left``)."""
+    count against (``quota``, ``phase``, ``phase_left``). A request whose ``Idempotency-Key``
+    already names one of the user's submissions is a retry that the upload answers with that
+    submission, whatever is left of the quota now: ``{"ok": true, "replay": id}``."""
+    key = idempotency.parse_key(request.headers.get(idempotency.HEADER), None)
+    known = idempotency.find(get_session(), user, key) if key is not None else None
+    if known is not None:
+        return {"ok": True, "replay": known.submission_id}
     benchmark = (args.get("benchmark") or "").strip()
     split = (args.get("split") or "").strip()
     problems = ProblemList()
