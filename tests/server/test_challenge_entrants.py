@@ -4,6 +4,7 @@ and a wrong split or a closed phase is refused before the upload (the client ask
 server refuses before it reads a byte of the body)."""
 from __future__ import annotations
 
+import html
 import io
 from datetime import timedelta
 
@@ -62,6 +63,10 @@ def test_a_non_entrant_submits_to_the_test_split_while_a_dev_only_phase_runs(
     assert refused.status_code == 403 and refused.json["error"] == "not_entered"
     page = client.get("/challenges/warm").get_data(as_text=True)
     assert 'id="enter-challenge"' in page and "0 teams entered" in page
+    form = html.unescape(client.get("/submit?challenge=warm").get_data(as_text=True))
+    assert "your team has not entered challenge 'warm'" in form and 'name="challenge"' not in form
+    form = html.unescape(client.get("/submit?challenge=no/such").get_data(as_text=True))
+    assert "there is no challenge 'no/such'" in form and 'href="/challenges/"' in form
 
 
 def test_caps_count_only_the_submissions_made_to_the_challenge(
