@@ -89,10 +89,52 @@ def _error_text(resp: requests.Response) -> str:
         left = ("no daily limit" if quota.get("limit") is None
                 else f"{quota['left']} of {quota['limit']} left")
         lines.append(f"  quota: {left}, resets {quota['resets_at']}")
+    base = resp.url.split("/api/", 1)[0] if "/api/" in resp.url else ""
     if body.get("sign_url"):  # a held-out split without the agreement (issue 21)
-        base = resp.url.split("/api/", 1)[0] if "/api/" in resp.url else ""
         lines.append(f"  sign the data-use agreement at {base}{body['sign_url']}")
+    if body.get("enter_url"):  # a challenge the team has not entered (issue 33)
+        lines.append(f"  enter the challenge at {base}{body['enter_url']}")
     return "\n".join(lines)
+
+
+def _auth(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+
+
+def check(server: str, token: str, *, benchmark: str, split: str, kind: str = "predictions",
+          challenge: str = "", idempotency_key: str | None = None,
+          session: requests.Session | None = None, retry: RetryPolicy | None = None,
+          on_retry: Callable[[RetryEvent], None] | None = None,
+          sleep: Callable[[float], None] = time.sleep) -> dict:
+    """Ask the server whether it would take an upload to this target now (``GET
+    /api/v1/submissions/check``), before any byte of a file is sent: the split, the challenge's
+    open phase, the agreement and the quota (an ``idempotency_key`` the server already knows is a
+    retry it will answer, whatever is left of the quota). Returns what the upload would count
+    against; raises ClientError with the server's reason otherwise."""
+    http = session or requests.Session()
+    params = {"benchmark": benchmark, "split": split, "kind": kind}
+    if challenge:
+        params["challenge"] = challenge
+    headers = _auth(token)
+    if idempotency_key:
+        headers["Idempotency-Key"] = idempotency_key
+    resp = _with_retries(lambda: http.get(f"{server.rstrip('/')}/api/v1/submissions/check",
+                                          params=params, headers=headers, timeout=(10, 60)),
+                         retry or RetryPolicy(), on_retry, sleep)
+    if resp.status_code != 200:
+        raise ClientError(_error_text(resp))
+    return resp.json()
+
+
+def enter_challenge(server: str, token: str, challenge: str, *,
+                    session: requests.Session | None = None) -> bool:
+    """Enter the caller's team in ``challenge`` (idempotent); True when it entered now."""
+    http = session or requests.Session()
+    resp = http.post(f"{server.rstrip('/')}/api/v1/challenges/{challenge}/enter",
+                     headers=_auth(token), timeout=(10, 60))
+    if resp.status_code not in (200, 201):
+        raise ClientError(_error_text(resp))
+    return bool(resp.json().get("entered_now"))
 
 
 #: errors after which the request may or may not have reached the server: retried
@@ -133,10 +175,12 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def upload_key(path: Path, *, benchmark: str, split: str, kind: str, method_name: str) -> str:
+def upload_key(path: Path, *, benchmark: str, split: str, kind: str, method_name: str,
+               challenge: str = "") -> str:
     """The idempotency key of an upload: the same file to the same target is the same upload
-    (also when the command is run again), a changed file or target a new one."""
-    target = "\n".join((file_sha256(path), benchmark, split, kind, method_name))
+    (also when the command is run again), a changed file or target (a challenge too) a new one."""
+    target = "\n".join((file_sha256(path), benchmark, split, kind, method_name)
+                       + ((f"challenge={challenge}",) if challenge else ()))
     return "cli-" + hashlib.sha256(target.encode()).hexdigest()[:48]
 
 
@@ -202,21 +246,26 @@ def submit(server: str, token: str, *, benchmark: str, split: str, path: Path,
            public: bool = True, progress: bool = True, session: requests.Session | None = None,
            kind: str = "predictions", idempotency_key: str | None = None,
            retry: RetryPolicy | None = None, on_retry: Callable[[RetryEvent], None] | None = None,
-           sleep: Callable[[float], None] = time.sleep) -> dict:
+           sleep: Callable[[float], None] = time.sleep, challenge: str = "") -> dict:
     """Upload ``path`` (a predictions file, or with ``kind="container"`` a ``docker save``
     tarball); returns the 202 status document, with ``"replayed": True`` when the server
     already had this upload (same idempotency key). Transient failures are retried per
     ``retry`` (`RetryPolicy`; ``RetryPolicy(tries=1)`` never retries), each reported to
-    ``on_retry``. Raises ClientError on refusal, and the last connection error if the server
-    never answered."""
+    ``on_retry``. ``challenge`` (a key) makes it a submission to that challenge. The target
+    also travels in the query string, so the server refuses a wrong one before reading the
+    body. Raises ClientError on refusal, and the last connection error if the server never
+    answered."""
     if kind not in ("predictions", "container"):
         raise ValueError(f"kind must be 'predictions' or 'container', got {kind!r}")
     http = session or requests.Session()
     key = idempotency_key or upload_key(path, benchmark=benchmark, split=split, kind=kind,
-                                        method_name=method_name)
+                                        method_name=method_name, challenge=challenge)
     fields = {"benchmark": benchmark, "split": split, "method_name": method_name,
               "description": description, "paper_url": paper_url, "code_url": code_url,
               "is_public": "1" if public else "0", "kind": kind}
+    target = {"benchmark": benchmark, "split": split, "kind": kind}
+    if challenge:
+        fields["challenge"] = target["challenge"] = challenge
     size = path.stat().st_size
     with tqdm(total=size, unit="B", unit_scale=True, desc="upload", disable=not progress,
               file=sys.stderr) as bar:
@@ -224,6 +273,7 @@ def submit(server: str, token: str, *, benchmark: str, split: str, path: Path,
             bar.reset()
             ctype, body = _multipart(fields, path, bar)
             return http.post(f"{server.rstrip('/')}/api/v1/submissions", data=body,
+                             params=target,
                              headers={"Authorization": f"Bearer {token}", "Content-Type": ctype,
                                       "Accept": "application/json", "Idempotency-Key": key},
                              timeout=(10, 600))
@@ -320,6 +370,10 @@ Exit codes: 0 scored, 1 failed, 2 refused (token, quota, benchmark), 3 server un
               default=None, help="Submit a detector image (docker save tarball) instead of FILE.")
 @click.option("--benchmark", required=True)
 @click.option("--split", required=True)
+@click.option("--challenge", default="",
+              help="Submit to this challenge (its key): enters your team if it has not, and "
+                   "the challenge's phase, split and caps apply. Without it the submission goes "
+                   "to the standing boards, whatever challenge runs.")
 @click.option("--method", "method_name", default=None, help="Method name (default: file name).")
 @click.option("--description", default="")
 @click.option("--paper-url", default="")
@@ -341,7 +395,7 @@ def submit_cmd(file: Path | None, image: Path | None, benchmark: str, split: str
                method_name: str | None,
                description: str, paper_url: str, code_url: str, private: bool, server: str,
                token: str, no_wait: bool, quiet: bool, retries: int,
-               idempotency_key: str | None) -> None:
+               idempotency_key: str | None, challenge: str) -> None:
     """Upload a predictions FILE (or a detector --image) and wait for its score."""
     if (file is None) == (image is None):
         click.echo("error: give either a predictions FILE or --image TARBALL", err=True)
@@ -354,10 +408,18 @@ def submit_cmd(file: Path | None, image: Path | None, benchmark: str, split: str
                    err=True)
 
     try:
+        if challenge and enter_challenge(server, token, challenge):
+            click.echo(f"your team entered challenge {challenge}", err=True)
+        # asked first: a wrong split or a closed phase is refused before the file is sent
+        method_name = method_name or file.name.split(".")[0]
+        key = idempotency_key or upload_key(file, benchmark=benchmark, split=split, kind=kind,
+                                            method_name=method_name, challenge=challenge)
+        check(server, token, benchmark=benchmark, split=split, kind=kind, challenge=challenge,
+              idempotency_key=key, retry=RetryPolicy(tries=retries + 1), on_retry=say_retry)
         doc = submit(server, token, benchmark=benchmark, split=split, path=file, kind=kind,
-                     method_name=method_name or file.name.split(".")[0], description=description,
+                     challenge=challenge, method_name=method_name, description=description,
                      paper_url=paper_url, code_url=code_url, public=not private,
-                     progress=not quiet, idempotency_key=idempotency_key,
+                     progress=not quiet, idempotency_key=key,
                      retry=RetryPolicy(tries=retries + 1), on_retry=say_retry)
         if doc.get("replayed"):
             click.echo(f"the server already had this upload (same file and target): "

@@ -134,9 +134,43 @@
         return;
       }
       showProblems([], 0);
-      send();
+      preflight(function (refusal, body) {
+        if (refusal) {
+          bar.hidden = true;
+          fail(refusal + " Nothing was uploaded.");
+          if (body) { showProblems(body.problems, body.total_problems || 0); }
+          return;
+        }
+        send();
+      });
     });
   });
+
+  // Ask the server whether this target (benchmark, split, challenge, kind) takes an upload now,
+  // before sending a byte of the file: a closed phase or a wrong split is refused at once.
+  function preflight(done) {
+    var url = form.getAttribute("data-check-url");
+    if (!url) { done(null); return; }
+    var params = ["benchmark", "split", "challenge"].map(function (name) {
+      var field = form.querySelector("[name=" + name + "]");
+      return field && field.value ? name + "=" + encodeURIComponent(field.value) : "";
+    });
+    var kind = form.querySelector("input[name=kind]:checked");
+    if (kind) { params.push("kind=" + encodeURIComponent(kind.value)); }
+    var xhr = new XMLHttpRequest();
+    xhr.open("GET", url + "?" + params.filter(Boolean).join("&"));
+    xhr.setRequestHeader("Accept", "application/json");
+    message.textContent = "Checking…";
+    xhr.addEventListener("load", function () {
+      if (xhr.status === 200) { done(null); return; }
+      var body = null;
+      try { body = JSON.parse(xhr.responseText); } catch (err) { body = null; }
+      if (xhr.status >= 500 || !body) { done(null); return; }  // the upload itself will tell
+      done(body.message || "Refused (HTTP " + xhr.status + ").", body);
+    });
+    xhr.addEventListener("error", function () { done(null); });
+    xhr.send();
+  }
 
   function send() {
     var xhr = new XMLHttpRequest();

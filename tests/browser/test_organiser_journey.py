@@ -53,7 +53,8 @@ def _world(app, predictions) -> int:
                                     password=PASSWORD)
             teams.create_team(s, ada, name="Ada Labs")
             bench = s.scalar(select(Benchmark).where(Benchmark.key == BENCHMARK))
-            challenges.create_challenge(s, root, bench, key="spring", title="Spring challenge",
+            spring = challenges.create_challenge(s, root, bench, key="spring",
+                                                 title="Spring challenge",
                                         phases=[
                 {"name": "Warm-up", "split": "dev", "part": "all",
                  "opens_at": now - timedelta(hours=1), "closes_at": now + timedelta(hours=2)},
@@ -63,9 +64,11 @@ def _world(app, predictions) -> int:
                             role="Researcher",
                             intended_use=INTENDED, accepted=True)
             _, token = tokens.create_token(s, ada, name="cli")
+            challenges.enter(s, ada, spring)
     client = app.test_client()
     resp = client.post("/api/v1/submissions", data={
         "benchmark": BENCHMARK, "split": "dev", "method_name": "Random scores",
+        "challenge": "spring",
         "file": (io.BytesIO(predictions["valid"].read_bytes()), "p.jsonl")},
         headers={"Authorization": f"Bearer {token}"}, content_type="multipart/form-data")
     assert resp.status_code == 202, resp.get_json()
@@ -114,7 +117,7 @@ def test_organiser_journey(live, browser, predictions, screenshots):
 
     # the challenge's page and its phase board: the team's row with n and CI
     admin.goto(f"{base}/challenges/spring")
-    expect(admin.locator("#submit-to-challenge")).to_be_visible()
+    expect(admin.locator("#challenge-entry")).to_be_visible()  # the admin has no team
     row = admin.locator("table.board tbody tr", has_text="Ada Labs")
     expect(row).to_have_count(1)
     expect(row).to_contain_text("n=")

@@ -34,8 +34,13 @@ def _register(page: Page, base: str, email: str, name: str) -> None:
     page.click("main form button[type=submit]")
 
 
-def _upload(page: Page, base: str, path, method: str, split: str) -> int:
-    page.goto(f"{base}/submit")
+def _upload(page: Page, base: str, path, method: str, split: str, *, via: str = "") -> int:
+    if via:  # a submission to a challenge: through its page's link (issue 33)
+        page.goto(via)
+        page.click("#submit-to-challenge")
+        expect(page.locator("#challenge-target")).to_be_visible()
+    else:
+        page.goto(f"{base}/submit")
     page.select_option("#benchmark", BENCHMARK)
     page.select_option("#split", split)
     page.fill("input[name=method_name]", method)
@@ -215,7 +220,12 @@ def test_whole_journey(live, browser, predictions, screenshots, syncred_pack, tm
     admin.click("#challenge-form button[type=submit]")
     expect(admin.locator(".flash")).to_contain_text("created")
     visits.visit(admin, "admin-challenges")
-    test_sub = _upload(page, base, tmp_path_test_file(syncred_pack, tmp_path), "On test", "test")
+    # the participant enters it (its rules bind only entrants) and submits to it from its page
+    page.goto(f"{base}/challenges/trident-like")
+    page.click("#enter-challenge")
+    expect(page.locator("#submit-to-challenge")).to_be_visible()
+    test_sub = _upload(page, base, tmp_path_test_file(syncred_pack, tmp_path), "On test", "test",
+                       via=f"{base}/challenges/trident-like")
     expect(page.locator(f"#submission-{test_sub} .status")).to_have_text(
         "scored", timeout=SCORED_TIMEOUT_MS)
     page.goto(f"{base}/challenges/trident-like")

@@ -22,9 +22,9 @@ def _fmt(t):
     return t.strftime("%Y-%m-%dT%H:%M")
 
 
-def _post(client, token, path, split, method):
+def _post(client, token, path, split, method, challenge="open-dev"):
     return client.post("/api/v1/submissions", data={
-        "benchmark": "syncred", "split": split, "method_name": method,
+        "benchmark": "syncred", "split": split, "method_name": method, "challenge": challenge,
         "file": (io.BytesIO(path.read_bytes()), "p.jsonl")},
         headers={"Authorization": f"Bearer {token}"}, content_type="multipart/form-data")
 
@@ -46,6 +46,10 @@ def organiser(app, client, auth, imported):
             "phase1_closes_at": _fmt(now + timedelta(hours=4))}
     assert client.post("/admin/challenges", data=form).status_code == 303
     return token
+
+
+def _enter(client):
+    assert client.post("/challenges/open-dev/enter").status_code == 303  # the page's button
 
 
 def _text(resp) -> str:
@@ -136,6 +140,7 @@ def test_closed_phase_and_finished_challenge_do_not_change(app, session, organis
 def test_phase_board_ranks_the_phase_and_freezes_at_its_end(app, client, organiser, session,
                                                              baseline_files):
     token = organiser
+    _enter(client)
     first = _post(client, token, baseline_files["dev"], "dev", "first")
     assert first.status_code == 202, first.json
     page = client.get("/challenges/open-dev").get_data(as_text=True)
@@ -151,8 +156,13 @@ def test_phase_board_ranks_the_phase_and_freezes_at_its_end(app, client, organis
     assert "Ranked by" in board["tasks"][0]["rule"]
     page = client.get("/challenges/open-dev/phases/0").get_data(as_text=True)
     assert "Team Ada" in page and "n=" in page and "Live:" in page
-    # the baselines (made before the phase) are not on it; the next phase's board is empty
+    # the baselines (made before the phase) are not on it, nor the team's submissions made to
+    # no challenge; the next phase's board is empty
     assert all(r["team"] for r in rows)
+    standing = _post(client, token, baseline_files["dev"], "dev", "standing", challenge="")
+    assert standing.status_code == 202
+    assert [r["submission_id"] for r in client.get(
+        "/api/v1/challenges/open-dev/phases/0").json["tasks"][0]["rows"]] == [first.json["id"]]
     assert client.get("/api/v1/challenges/open-dev/phases/1").json["tasks"][0]["rows"] == []
     assert client.get("/challenges/open-dev/phases/7").status_code == 404
 
@@ -192,13 +202,22 @@ def test_admin_finishes_an_ended_challenge(app, client, organiser, session):
 
 
 def test_submit_link_opens_the_form_on_the_phase(client, organiser):
-    """The open phase takes the dev split only: the form offers that split, preselected."""
+    """The open phase takes the dev split only: the form submits to the challenge, on its own
+    benchmark and that split, preselected (issue 33: it opened another benchmark)."""
+    assert 'id="enter-challenge"' in _text(client.get("/challenges/open-dev"))
+    _enter(client)
     page = _text(client.get("/challenges/open-dev"))
-    assert "/submit?benchmark=syncred&split=dev" in page
+    assert "Your team has entered this challenge" in page
+    assert "/submit?benchmark=syncred&split=dev&challenge=open-dev" in page
     form = _text(client.get("/submit?benchmark=syncred&split=dev&challenge=open-dev"))
+    assert '<input type="hidden" name="challenge" id="challenge" value="open-dev">' in form
     assert '<option value="syncred" data-splits="dev" selected' in form
     assert '<option value="dev" selected>dev</option>' in form
     assert '<option value="test"' not in form
+    assert "phase Warm-up (dev split)" in form
+    # without ?challenge= the form is the standing board's: every split the team may use
+    plain = _text(client.get("/submit?benchmark=syncred"))
+    assert 'name="challenge"' not in plain and '<option value="syncred"' in plain
 
 
 def test_a_phase_freezes_once_its_last_uploads_have_settled(app, session, organiser):
@@ -206,7 +225,7 @@ def test_a_phase_freezes_once_its_last_uploads_have_settled(app, session, organi
     ch = session.scalar(select(Challenge))
     team_id = session.scalar(select(User.team_id))
     late = Submission(benchmark_id=ch.benchmark_id, split="dev", team_id=team_id,
-                      method_name="last minute", status="queued",
+                      method_name="last minute", status="queued", phase_id=ch.phases[0].id,
                       created_at=ch.phases[0].closes_at - timedelta(seconds=1))
     session.add(late)
     session.commit()
@@ -219,6 +238,7 @@ def test_a_phase_freezes_once_its_last_uploads_have_settled(app, session, organi
         assert ch.phases[0].frozen_at == after
         late.status = "scoring"
         late.created_at, late.split = ch.phases[1].opens_at, "test"
+        late.phase_id = ch.phases[1].id
         with pytest.raises(ServiceError, match="still being scored"):
             svc.finish_challenge(session, ch, now=ch.phases[1].closes_at)
         assert svc.finish_due(session, now=ch.phases[1].closes_at) == []

@@ -1,6 +1,7 @@
-"""Challenges with phases (issue 12): an admin creates a two-phase challenge; submissions follow
-the open phase's split and quotas; teams select final submissions until the deadline; the
-reconciler (not a person) reveals the private part at the end and freezes exportable results."""
+"""Challenges with phases (issue 12): an admin creates a two-phase challenge; a team enters it,
+and its submissions to the challenge follow the open phase's split and quotas (issue 33: its
+other submissions do not); teams select final submissions until the deadline; the reconciler
+(not a person) reveals the private part at the end and freezes exportable results."""
 from __future__ import annotations
 
 import csv
@@ -15,9 +16,9 @@ from leaderboard.server.models.access import AuditEvent
 from leaderboard.server.models.challenges import Challenge
 
 
-def _post(client, token, data: bytes, split: str, method: str = "m1"):
+def _post(client, token, data: bytes, split: str, method: str = "m1", challenge: str = ""):
     return client.post("/api/v1/submissions", data={
-        "benchmark": "syncred", "split": split, "method_name": method,
+        "benchmark": "syncred", "split": split, "method_name": method, "challenge": challenge,
         "file": (io.BytesIO(data), "p.jsonl")}, headers={"Authorization": f"Bearer {token}"},
         content_type="multipart/form-data")
 
@@ -52,17 +53,31 @@ def test_two_phase_challenge(app, client, auth, imported, baseline_files, sessio
     assert 'aria-invalid="true"' in text
     assert client.post("/admin/challenges", data=form).status_code == 303
 
-    # phase "Test" is open: dev is refused with the phase named, test is scored
-    refused = _post(client, token, baseline_files["dev"].read_bytes(), "dev")
+    # only entrants submit to it
+    dev = baseline_files["dev"].read_bytes()
+    test = baseline_files["test"].read_bytes()
+    outsider = _post(client, token, test, "test", "early", challenge="trident")
+    assert outsider.status_code == 403 and outsider.json["error"] == "not_entered"
+    assert outsider.json["enter_url"] == "/challenges/trident"
+    headers = {"Authorization": f"Bearer {token}"}
+    entered = client.post("/api/v1/challenges/trident/enter", headers=headers)
+    assert entered.status_code == 201 and entered.json["entered_now"]
+    assert client.post("/api/v1/challenges/trident/enter", headers=headers).status_code == 200
+    assert client.get("/api/v1/challenges/trident", headers=headers).json["entered"]
+
+    # phase "Test" is open: a challenge submission on dev is refused with the phase named,
+    # on test it is scored; a submission made to no challenge is not bound by it
+    refused = _post(client, token, dev, "dev", challenge="trident")
     assert refused.status_code == 403 and "'Test'" in refused.json["message"]
-    good = _post(client, token, baseline_files["test"].read_bytes(), "test", "first")
+    assert _post(client, token, dev, "dev", "standing").status_code == 202
+    good = _post(client, token, test, "test", "first", challenge="trident")
     assert good.status_code == 202
     assert client.get(good.json["status_url"]).json["status"] == "scored"
     quota = client.get("/submit").get_data(as_text=True)
-    assert "4 of 5 submissions left today" in quota  # the phase's daily quota
-    second = _post(client, token, baseline_files["test"].read_bytes(), "test", "second")
+    assert "4 of 5 left today, 1 left in the phase" in quota  # the phase's daily quota and cap
+    second = _post(client, token, test, "test", "second", challenge="trident")
     assert second.status_code == 202
-    capped = _post(client, token, baseline_files["test"].read_bytes(), "test", "third")
+    capped = _post(client, token, test, "test", "third", challenge="trident")
     assert capped.status_code == 429 and "phase 'Test'" in capped.json["message"]
 
     # final selection: at most one, before the deadline

@@ -35,10 +35,10 @@ def test_domain_kind_reads_the_shipped_list():
     assert domain_kind("x@cs.ox.ac.uk") == "institutional"
 
 
-def _upload(client, token, data: bytes, split="test"):
+def _upload(client, token, data: bytes, split="test", challenge=""):
     return client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
                        data={"benchmark": "syncred", "split": split, "method_name": "m",
-                             "file": (io.BytesIO(data), "p.jsonl")},
+                             "challenge": challenge, "file": (io.BytesIO(data), "p.jsonl")},
                        content_type="multipart/form-data")
 
 
@@ -158,7 +158,7 @@ def test_phase_cap_counts_across_linked_accounts(app, client, auth, imported, ba
     from datetime import timedelta
 
     from leaderboard.server.models import utcnow
-    from leaderboard.server.models.challenges import Challenge, ChallengePhase
+    from leaderboard.server.models.challenges import Challenge, ChallengeEntrant, ChallengePhase
     from leaderboard.server.services import persons
 
     data = baseline_files["test"].read_bytes()
@@ -178,9 +178,11 @@ def test_phase_cap_counts_across_linked_accounts(app, client, auth, imported, ba
                               password=PASSWORD, is_admin=True)
     persons.link(session, admin, [_user(session, "ada@example.org"),
                                   _user(session, "bob@example.org")])
+    for email in ("ada@example.org", "bob@example.org"):  # both teams entered the challenge
+        session.add(ChallengeEntrant(challenge_id=ch.id, team_id=_user(session, email).team_id))
     session.commit()
-    assert _upload(client, ada, data).status_code == 202
-    resp = _upload(client, bob, data)
+    assert _upload(client, ada, data, challenge="c1").status_code == 202
+    resp = _upload(client, bob, data, challenge="c1")
     assert resp.status_code == 429 and "phase 'final'" in resp.json["message"], resp.json
 
 

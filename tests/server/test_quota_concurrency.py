@@ -42,20 +42,30 @@ def test_concurrent_uploads_take_exactly_the_quota(app, auth, imported, session,
 def test_concurrent_uploads_take_exactly_the_phase_cap(app, auth, imported, session,
                                                        baseline_files):
     """Issue 24: 20 parallel uploads to a phase capped at 5 accept exactly 5 (the cap is taken
-    atomically with the daily quota); a refund gives a unit back to the phase."""
+    atomically with the phase's daily unit); a refund gives both units back to the phase."""
     from datetime import timedelta
 
-    from leaderboard.server.models import Benchmark, utcnow
-    from leaderboard.server.models.challenges import Challenge, ChallengePhase, PhaseUsage
+    from leaderboard.server.models import Benchmark, User, utcnow
+    from leaderboard.server.models.challenges import (
+        Challenge,
+        ChallengeEntrant,
+        ChallengePhase,
+        PhaseDayUsage,
+        PhaseUsage,
+    )
     from leaderboard.server.services.submissions import refund_quota
 
     token = auth.member()
     now = utcnow()
     bench = session.scalar(select(Benchmark))
-    session.add(Challenge(key="capped", benchmark_id=bench.id, title="Capped", phases=[
+    ch = Challenge(key="capped", benchmark_id=bench.id, title="Capped", phases=[
         ChallengePhase(position=0, name="Dev", split="dev", part="all",
                        opens_at=now - timedelta(hours=1), closes_at=now + timedelta(hours=1),
-                       max_submissions=5)]))
+                       max_submissions=5)])
+    session.add(ch)
+    session.flush()
+    team_id = session.scalar(select(User.team_id).where(User.email == "ada@example.org"))
+    session.add(ChallengeEntrant(challenge_id=ch.id, team_id=team_id))
     session.commit()
     n = 20
     barrier = threading.Barrier(n)
@@ -67,7 +77,7 @@ def test_concurrent_uploads_take_exactly_the_phase_cap(app, auth, imported, sess
         client = app.test_client()
         barrier.wait()
         resp = client.post("/api/v1/submissions", data={
-            "benchmark": "syncred", "split": "dev", "method_name": "race",
+            "benchmark": "syncred", "split": "dev", "method_name": "race", "challenge": "capped",
             "file": (io.BytesIO(valid), "p.jsonl")},
             headers={"Authorization": f"Bearer {token}"})
         with lock:
@@ -82,8 +92,9 @@ def test_concurrent_uploads_take_exactly_the_phase_cap(app, auth, imported, sess
     subs = session.scalars(select(Submission)).all()
     assert len(subs) == 5 and all(s.phase_id is not None for s in subs)
     assert session.scalar(select(PhaseUsage.count)) == 5
-    assert session.scalar(select(QuotaUsage.count)) == 5  # the refused ones took no day unit
+    assert session.scalar(select(PhaseDayUsage.count)) == 5  # the refused ones took no day unit
+    assert session.scalar(select(QuotaUsage.count)) is None  # the standing board's: untouched
     refund_quota(session, subs[0])
     session.commit()
     assert session.scalar(select(PhaseUsage.count)) == 4
-    assert session.scalar(select(QuotaUsage.count)) == 4
+    assert session.scalar(select(PhaseDayUsage.count)) == 4

@@ -232,8 +232,9 @@ class Submission(Base):
     hidden: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     #: the admin's reason for hiding it, shown to its team (None when not hidden)
     hidden_reason: Mapped[str | None] = mapped_column(Text)
-    #: the challenge phase whose cap this submission took (None outside challenges); a refund
-    #: gives the unit back to this phase even if the phase's dates were edited since
+    #: the challenge phase this submission was made to (None: not a challenge submission; the
+    #: challenge's rules, caps and phase boards count only these); a refund gives its units back
+    #: to this phase even if the phase's dates were edited since
     phase_id: Mapped[int | None] = mapped_column(
         ForeignKey("challenge_phase.id", ondelete="SET NULL"), index=True)
     disqualified_reason: Mapped[str | None] = mapped_column(Text)

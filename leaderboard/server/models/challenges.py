@@ -4,10 +4,13 @@ private-test phases).
 
 A `Challenge` belongs to one benchmark and has ordered `ChallengePhase` rows, each with UTC open
 and close times, the split it takes submissions on, the part of that split it ranks, and its own
-quotas. A submission belongs to the phase whose window contains its ``created_at`` (during a
-challenge the benchmark accepts only the open phase's split, so the phase is unambiguous); it
-also records the phase whose cap it took (``Submission.phase_id``, counted in `PhaseUsage`), so
-a refund gives the unit back to that phase even after its dates were edited. When the last
+quotas. A challenge binds only its entrants (issue 33): a team enters it (`ChallengeEntrant`), and
+its rules apply only to the submissions made to it, which record their phase
+(``Submission.phase_id``); every other submission goes to the standing boards as if no
+challenge ran. A challenge submission takes its units from the phase's own counters, per day
+(`PhaseDayUsage`) and over the phase (`PhaseUsage`), so a cap counts only challenge
+submissions and a refund gives the units back to that phase even after its dates were edited.
+When the last
 phase closes, the reconciler finishes the challenge
 (`leaderboard.server.services.challenges.finish_due`): the private part is revealed and the
 results are frozen into ``results_json``. Each phase's own board (the submissions made during
@@ -15,10 +18,10 @@ it) is frozen into ``board_json`` when that phase closes (issue 21).
 """
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Date, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from leaderboard.server.models.base import Base, Benchmark, utcnow
@@ -81,3 +84,33 @@ class PhaseUsage(Base):
     team_id: Mapped[int] = mapped_column(ForeignKey("team.id", ondelete="CASCADE"))
     phase_id: Mapped[int] = mapped_column(ForeignKey("challenge_phase.id", ondelete="CASCADE"))
     count: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class PhaseDayUsage(Base):
+    """Challenge submissions counted against a team's daily quota in one phase (UTC day): the
+    phase's ``daily_quota``, or the benchmark's daily quota on the phase's split when it has
+    none. Non-challenge submissions count in `leaderboard.server.models.QuotaUsage` instead."""
+
+    __tablename__ = "phase_day_usage"
+    __table_args__ = (UniqueConstraint("team_id", "phase_id", "day"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    team_id: Mapped[int] = mapped_column(ForeignKey("team.id", ondelete="CASCADE"))
+    phase_id: Mapped[int] = mapped_column(ForeignKey("challenge_phase.id", ondelete="CASCADE"))
+    day: Mapped[date] = mapped_column(Date)
+    count: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class ChallengeEntrant(Base):
+    """A team that entered a challenge (a button on the challenge's page, ``POST
+    /api/v1/challenges/<key>/enter`` or ``leaderboard submit --challenge``): only entrants
+    submit to it."""
+
+    __tablename__ = "challenge_entrant"
+    __table_args__ = (UniqueConstraint("challenge_id", "team_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    challenge_id: Mapped[int] = mapped_column(ForeignKey("challenge.id", ondelete="CASCADE"),
+                                              index=True)
+    team_id: Mapped[int] = mapped_column(ForeignKey("team.id", ondelete="CASCADE"), index=True)
+    entered_by: Mapped[int | None] = mapped_column(
+        ForeignKey("user_account.id", ondelete="SET NULL"))
+    entered_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -65,7 +65,7 @@ def create_container_submission(
         session, *, user: User, benchmark: str, split: str, stream: IO[bytes],
         data_dir: str | os.PathLike, max_bytes: int, default_quota: "QuotaRules | int", limits: Limits,
         method_name: str, description: str = "", paper_url: str = "", code_url: str = "",
-        is_public: bool = True, now: datetime | None = None) -> Submission:
+        is_public: bool = True, challenge: str = "", now: datetime | None = None) -> Submission:
     """Check, store and inspect an image tarball; add the row (``kind="container"``).
 
     Returns the submission: "received" (the caller enqueues it on the ``gpu`` queue) or, for a
@@ -75,10 +75,10 @@ def create_container_submission(
     and Forbidden when the data-use gate refuses a held-out split (nothing is stored).
     """
     now = now or utcnow()
-    bench, fields = check_request(session, user=user, benchmark=benchmark, split=split,
-                                  default_quota=default_quota, now=now, method_name=method_name,
-                                  description=description, paper_url=paper_url,
-                                  code_url=code_url)
+    bench, fields, phase = check_request(
+        session, user=user, benchmark=benchmark, split=split, default_quota=default_quota,
+        now=now, method_name=method_name, description=description, paper_url=paper_url,
+        code_url=code_url, challenge=challenge)
     check_container_access(session, user, bench, split)
     stored = store_image(stream, data_dir=data_dir, max_bytes=max_bytes)
     try:
@@ -87,8 +87,8 @@ def create_container_submission(
             inspect_tarball(stored.path, limits)
         except ImageRejected as exc:
             rejected = exc
-        phase = take_quota_or_raise(session, user, bench, split=split,
-                                    default_quota=default_quota, now=now)
+        take_quota_or_raise(session, user, bench, split=split, default_quota=default_quota,
+                            now=now, phase=phase)
         sub = submission_row(bench, user, split=split, kind="container", fields=fields,
                              stored=stored, data_dir=data_dir, is_public=is_public, now=now)
         sub.phase_id = phase.id if phase is not None else None

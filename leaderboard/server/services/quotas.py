@@ -1,11 +1,15 @@
-"""Quotas (issues 12, 21 and 24): per team, benchmark, split and UTC day, and per team over a
-challenge phase (its ``max_submissions``).
+"""Quotas (issues 12, 21, 24 and 33): per team, benchmark, split and UTC day, and for the
+submissions made to a challenge per team, phase and UTC day and per team over the phase (its
+``max_submissions``).
 
 Held-out splits are strict (``DAILY_QUOTA``, or the benchmark's own quota), other splits
-generous (``DEV_DAILY_QUOTA``; None = unlimited); an open phase's ``daily_quota`` replaces either
-on its split. Both units are taken atomically in the transaction that inserts the submission
-row, by a conditional ``UPDATE ... WHERE count < limit`` on a counter row (``quota_usage``,
-``phase_usage``): PostgreSQL re-checks the condition after waiting for a concurrent writer's row
+generous (``DEV_DAILY_QUOTA``; None = unlimited). A challenge submission counts in its phase's
+own counters only: per day against the phase's ``daily_quota`` (the benchmark's limit on that
+split when it has none, ``phase_day_usage``), and over the phase against ``max_submissions``
+(``phase_usage``); a submission made to no challenge counts in ``quota_usage`` only, so a
+phase's caps never count a team's other uploads. The units are taken atomically in the
+transaction that inserts the submission row, by a conditional ``UPDATE ... WHERE count < limit``
+on a counter row: PostgreSQL re-checks the condition after waiting for a concurrent writer's row
 lock, SQLite serialises writers, so concurrent uploads never exceed either. The unit is a
 reservation: a file that fails validation and every platform failure give both back
 (`refund_quota`), so only scored work (or a container that ran) counts.
@@ -29,9 +33,8 @@ from sqlalchemy.orm import Session
 from leaderboard.core.packs import HELD_OUT_SPLITS
 from leaderboard.server.errors import ServiceError
 from leaderboard.server.models import Benchmark, QuotaUsage, Submission, User, utcnow
-from leaderboard.server.models.challenges import PhaseUsage
+from leaderboard.server.models.challenges import ChallengePhase, PhaseDayUsage, PhaseUsage
 from leaderboard.server.models.identity import Person
-from leaderboard.server.services.challenges.timeline import covering, phase_at
 from leaderboard.server.services.persons import person_account_ids
 
 
@@ -84,27 +87,32 @@ def quota_limit(bench: Benchmark, split: str, default: QuotaRules | int) -> int 
     return rules.other
 
 
-def _day_limit(session: Session, bench: Benchmark, split: str, default, now) -> int | None:
-    """Today's limit on ``split``: an open challenge phase's daily quota (on the phase's split),
-    else the benchmark's (issue 12)."""
-    now = now or utcnow()
-    ch = covering(session, bench.id, now)
-    phase = phase_at(ch, now) if ch is not None else None
-    if phase is not None and phase.split == split and phase.daily_quota is not None:
+def day_limit(bench: Benchmark, split: str, default: QuotaRules | int,
+              phase: ChallengePhase | None = None) -> int | None:
+    """Today's limit on ``split`` (None = unlimited): for a submission made to a challenge
+    ``phase``, the phase's daily quota, else the benchmark's; otherwise the benchmark's."""
+    if phase is not None and phase.daily_quota is not None:
         return phase.daily_quota
     return quota_limit(bench, split, default)
 
 
 def quota_status(session: Session, team_id: int, bench: Benchmark, *, split: str,
-                 default: QuotaRules | int, now: datetime | None = None) -> QuotaStatus:
+                 default: QuotaRules | int, now: datetime | None = None,
+                 phase: ChallengePhase | None = None) -> QuotaStatus:
     """What ``team_id`` has used of today's quota on ``bench``'s ``split`` and when it resets
-    (UTC)."""
+    (UTC): of its submissions made to challenge ``phase`` when one is given, else of those made
+    to no challenge."""
     day = utc_day(now)
-    used = session.scalar(select(QuotaUsage.count).where(
-        QuotaUsage.team_id == team_id, QuotaUsage.benchmark_id == bench.id,
-        QuotaUsage.split == split, QuotaUsage.day == day)) or 0
+    if phase is not None:
+        used = session.scalar(select(PhaseDayUsage.count).where(
+            PhaseDayUsage.team_id == team_id, PhaseDayUsage.phase_id == phase.id,
+            PhaseDayUsage.day == day)) or 0
+    else:
+        used = session.scalar(select(QuotaUsage.count).where(
+            QuotaUsage.team_id == team_id, QuotaUsage.benchmark_id == bench.id,
+            QuotaUsage.split == split, QuotaUsage.day == day)) or 0
     resets = datetime.combine(day + timedelta(days=1), time(0), tzinfo=timezone.utc)
-    return QuotaStatus(_day_limit(session, bench, split, default, now), used, resets)
+    return QuotaStatus(day_limit(bench, split, default, phase), used, resets)
 
 
 def _insert_ignore(session: Session, model, **values) -> None:
@@ -119,16 +127,27 @@ def _insert_ignore(session: Session, model, **values) -> None:
 
 
 def take_quota(session: Session, team_id: int, bench: Benchmark, *, split: str,
-               default: QuotaRules | int, now: datetime | None = None) -> bool:
-    """Count one submission against today's quota on ``split``; False (and nothing counted)
-    if none is left. An unlimited split is counted too (the page shows what was used).
+               default: QuotaRules | int, now: datetime | None = None,
+               phase: ChallengePhase | None = None) -> bool:
+    """Count one submission against today's quota on ``split`` (in challenge ``phase``'s daily
+    counter when it is made to one); False (and nothing counted) if none is left. An unlimited
+    split is counted too (the page shows what was used).
 
     Atomic: PostgreSQL re-checks ``count < limit`` after waiting for a concurrent writer's row
     lock; SQLite serialises writers. The caller's transaction holds the increment, so a rollback
     gives it back.
     """
     day = utc_day(now)
-    limit = _day_limit(session, bench, split, default, now)
+    limit = day_limit(bench, split, default, phase)
+    if phase is not None:
+        _insert_ignore(session, PhaseDayUsage, team_id=team_id, phase_id=phase.id, day=day,
+                       count=0)
+        cond = [PhaseDayUsage.team_id == team_id, PhaseDayUsage.phase_id == phase.id,
+                PhaseDayUsage.day == day]
+        if limit is not None:
+            cond.append(PhaseDayUsage.count < limit)
+        return session.execute(update(PhaseDayUsage).where(*cond).values(
+            count=PhaseDayUsage.count + 1).returning(PhaseDayUsage.count)).first() is not None
     _insert_ignore(session, QuotaUsage, team_id=team_id, benchmark_id=bench.id, split=split,
                    day=day, count=0)
     cond = [QuotaUsage.team_id == team_id, QuotaUsage.benchmark_id == bench.id,
@@ -164,18 +183,25 @@ def take_phase_unit(session: Session, team_id: int, phase) -> bool:
 
 
 def refund_quota(session: Session, sub: Submission) -> None:
-    """Give back the quota a submission took, daily and its phase's (platform failures and
-    invalid files do not count)."""
+    """Give back the quota a submission took (platform failures and invalid files do not
+    count): its phase's daily unit and cap unit when it was made to a challenge, else the
+    benchmark's daily unit."""
     if not sub.counts_toward_quota or sub.team_id is None:
         return
     sub.counts_toward_quota = False
-    session.execute(
-        update(QuotaUsage)
-        .where(QuotaUsage.team_id == sub.team_id, QuotaUsage.benchmark_id == sub.benchmark_id,
-               QuotaUsage.split == sub.split, QuotaUsage.day == utc_day(sub.created_at),
-               QuotaUsage.count > 0)
-        .values(count=QuotaUsage.count - 1))
-    if sub.phase_id is not None:
+    if sub.phase_id is None:
+        session.execute(
+            update(QuotaUsage)
+            .where(QuotaUsage.team_id == sub.team_id, QuotaUsage.benchmark_id == sub.benchmark_id,
+                   QuotaUsage.split == sub.split, QuotaUsage.day == utc_day(sub.created_at),
+                   QuotaUsage.count > 0)
+            .values(count=QuotaUsage.count - 1))
+    else:
+        session.execute(
+            update(PhaseDayUsage)
+            .where(PhaseDayUsage.team_id == sub.team_id, PhaseDayUsage.phase_id == sub.phase_id,
+                   PhaseDayUsage.day == utc_day(sub.created_at), PhaseDayUsage.count > 0)
+            .values(count=PhaseDayUsage.count - 1))
         session.execute(
             update(PhaseUsage)
             .where(PhaseUsage.team_id == sub.team_id, PhaseUsage.phase_id == sub.phase_id,
@@ -184,35 +210,32 @@ def refund_quota(session: Session, sub: Submission) -> None:
 
 
 def take_quota_or_raise(session: Session, user: User, bench: Benchmark, *, split: str,
-                        default_quota: QuotaRules | int, now: datetime):
-    """Take one unit of the team's daily quota on ``split`` and, inside a challenge phase, one
-    of the phase's cap, atomically in the caller's transaction; raise 429 with what is left
-    otherwise (the caller rolls back, which gives back whichever unit was taken). Returns the
-    open phase (None outside challenges): the submission records it (``phase_id``)."""
+                        default_quota: QuotaRules | int, now: datetime,
+                        phase: ChallengePhase | None = None) -> None:
+    """Take one unit of the team's daily quota on ``split`` and, for a submission made to
+    challenge ``phase`` (from `services.eligibility.check_split`), one of the phase's cap,
+    atomically in the caller's transaction; raise 429 with what is left otherwise (the caller
+    rolls back, which gives back whichever unit was taken). The submission records ``phase``
+    (``phase_id``) so that a refund finds its units."""
     if not take_quota(session, user.team_id, bench, split=split, default=default_quota,
-                      now=now):
+                      now=now, phase=phase):
         raise quota_error(bench, split, quota_status(session, user.team_id, bench, split=split,
-                                                     default=default_quota, now=now))
-    ch = covering(session, bench.id, now)
-    phase = phase_at(ch, now) if ch is not None else None
-    if phase is not None and phase.split == split and not take_phase_unit(
-            session, user.team_id, phase):
+                                                     default=default_quota, now=now,
+                                                     phase=phase), phase)
+    if phase is not None and not take_phase_unit(session, user.team_id, phase):
         raise phase_cap_error(phase)
-    phase = phase if phase is not None and phase.split == split else None
     _check_person(session, user, bench, split=split, default=default_quota, now=now,
                   phase=phase)
-    return phase
 
 
 def person_used(session: Session, ids: list[int], bench: Benchmark, *, split: str,
-                now: datetime, phase=None) -> int:
-    """Submissions of the accounts ``ids`` that count: today's on ``bench``'s ``split``, or
-    (with ``phase``) the phase's."""
+                now: datetime, phase=None, whole_phase: bool = False) -> int:
+    """Submissions of the accounts ``ids`` that count, made to challenge ``phase`` (None: to
+    no challenge, issue 33): today's on ``bench``'s ``split``, or (``whole_phase``) the phase's."""
     stmt = select(func.count(Submission.id)).where(
-        Submission.user_id.in_(ids), Submission.counts_toward_quota.is_(True))
-    if phase is not None:
-        stmt = stmt.where(Submission.phase_id == phase.id)
-    else:
+        Submission.user_id.in_(ids), Submission.counts_toward_quota.is_(True),
+        Submission.phase_id == phase.id if phase is not None else Submission.phase_id.is_(None))
+    if not whole_phase:
         day = utc_day(now)
         start = datetime.combine(day, time(0), tzinfo=timezone.utc)
         stmt = stmt.where(Submission.benchmark_id == bench.id, Submission.split == split,
@@ -229,8 +252,9 @@ def _check_person(session: Session, user: User, bench: Benchmark, *, split: str,
     if ids is None:
         return
     session.execute(select(Person.id).where(Person.id == user.person_id).with_for_update())
-    limit = _day_limit(session, bench, split, default, now)
-    if limit is not None and person_used(session, ids, bench, split=split, now=now) >= limit:
+    limit = day_limit(bench, split, default, phase)
+    if limit is not None and person_used(session, ids, bench, split=split, now=now,
+                                         phase=phase) >= limit:
         day = utc_day(now)
         resets = datetime.combine(day + timedelta(days=1), time(0), tzinfo=timezone.utc)
         raise ServiceError(
@@ -240,7 +264,8 @@ def _check_person(session: Session, user: User, bench: Benchmark, *, split: str,
             extra={"quota": QuotaStatus(limit, limit, resets).as_dict(),
                    "linked_accounts": len(ids)})
     if phase is not None and phase.max_submissions is not None and person_used(
-            session, ids, bench, split=split, now=now, phase=phase) >= phase.max_submissions:
+            session, ids, bench, split=split, now=now, phase=phase,
+            whole_phase=True) >= phase.max_submissions:
         raise ServiceError(
             f"the accounts marked as one person with yours have used all "
             f"{phase.max_submissions} submissions of phase {phase.name!r} together",
@@ -250,9 +275,12 @@ def _check_person(session: Session, user: User, bench: Benchmark, *, split: str,
                    "linked_accounts": len(ids)})
 
 
-def quota_error(bench: Benchmark, split: str, status: QuotaStatus) -> ServiceError:
+def quota_error(bench: Benchmark, split: str, status: QuotaStatus,
+                phase: ChallengePhase | None = None) -> ServiceError:
+    where = f"phase {phase.name!r} ({bench.key} {split})" if phase is not None else \
+        f"{bench.key} {split}"
     return ServiceError(
-        f"your team has used all {status.limit} submissions to {bench.key} {split} for today "
+        f"your team has used all {status.limit} submissions to {where} for today "
         f"(UTC); the quota resets at {status.resets_at:%Y-%m-%d %H:%M} UTC",
         status=429, code="quota_exceeded", extra={"quota": status.as_dict()})
 

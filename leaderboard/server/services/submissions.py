@@ -28,9 +28,10 @@ from sqlalchemy.orm import Session, object_session
 from leaderboard.core.errors import ProblemList
 from leaderboard.server.errors import Forbidden, NotFound, ServiceError
 from leaderboard.server.models import Benchmark, Submission, User, utcnow
+from leaderboard.server.models.challenges import ChallengePhase
 from leaderboard.server.services import notices
 from leaderboard.server.services.benchmarks import get_benchmark
-from leaderboard.server.services.eligibility import check_split
+from leaderboard.server.services.eligibility import Allowance, check_split
 from leaderboard.server.services.quotas import (  # noqa: F401  (callers import them from here)
     QuotaRules,
     QuotaStatus,
@@ -122,8 +123,10 @@ def create_submission(session: Session, *, user: User, benchmark: str, split: st
                       stream: IO[bytes], data_dir: str | os.PathLike, max_bytes: int,
                       default_quota: QuotaRules | int, method_name: str, description: str = "",
                       paper_url: str = "", code_url: str = "", is_public: bool = True,
-                      now: datetime | None = None) -> Submission:
+                      challenge: str = "", now: datetime | None = None) -> Submission:
     """Check the request, store the file, take quota and add the row (status "received").
+    ``challenge`` (a key) makes it a submission to that challenge: its rules, quotas and phase
+    board apply, and it records the phase (issue 33); empty, no challenge binds it.
 
     Nothing is stored if any check fails: ServiceError names the field (400), the missing team
     (403), closed submissions (403), a held-out split without the agreement (403,
@@ -132,14 +135,14 @@ def create_submission(session: Session, *, user: User, benchmark: str, split: st
     (`leaderboard.server.jobs.scoring.enqueue_scoring`).
     """
     now = now or utcnow()  # one instant for the quota day and created_at
-    bench, fields = check_request(session, user=user, benchmark=benchmark, split=split,
-                                  default_quota=default_quota, now=now, method_name=method_name,
-                                  description=description, paper_url=paper_url,
-                                  code_url=code_url)
+    bench, fields, phase = check_request(
+        session, user=user, benchmark=benchmark, split=split, default_quota=default_quota,
+        now=now, method_name=method_name, description=description, paper_url=paper_url,
+        code_url=code_url, challenge=challenge)
     stored = store_upload(stream, data_dir=data_dir, max_bytes=max_bytes)
     try:
-        phase = take_quota_or_raise(session, user, bench, split=split,
-                                    default_quota=default_quota, now=now)
+        take_quota_or_raise(session, user, bench, split=split, default_quota=default_quota,
+                            now=now, phase=phase)
         sub = submission_row(bench, user, split=split, kind="predictions", fields=fields,
                              stored=stored, data_dir=data_dir, is_public=is_public, now=now)
         sub.phase_id = phase.id if phase is not None else None
@@ -153,12 +156,13 @@ def create_submission(session: Session, *, user: User, benchmark: str, split: st
 
 def check_request(session: Session, *, user: User, benchmark: str, split: str,
                   default_quota: QuotaRules | int, now: datetime, method_name: str,
-                  description: str,
-                  paper_url: str, code_url: str) -> tuple[Benchmark, dict]:
+                  description: str, paper_url: str, code_url: str,
+                  challenge: str = "") -> tuple[Benchmark, dict, ChallengePhase | None]:
     """The checks every submission kind makes before reading its body: fields (400), a team
-    (403), open submissions (403), the running challenge's rules (403), the agreement for a
-    held-out split (403), quota and phase cap left (429): `services.eligibility.check_split`.
-    Returns the benchmark and the cleaned fields."""
+    (403), open submissions (403), then `services.eligibility.check_split`: the rules of the
+    challenge it is made to, if any (403), the agreement for a held-out split (403), quota and
+    phase cap left (429). Returns the benchmark, the cleaned fields and the challenge phase the
+    submission counts in (None when it is made to no challenge)."""
     bench = get_benchmark(session, benchmark)
     fields = {"method_name": (method_name or "").strip(),
               "description": (description or "").strip(),
@@ -167,13 +171,30 @@ def check_request(session: Session, *, user: User, benchmark: str, split: str,
                              fields["code_url"], fields["description"])
     if problems:
         raise ServiceError("please correct these fields", problems)
+    # fail fast, before reading a large body; the quota units are taken atomically later
+    allowed = check_target(session, user=user, bench=bench, split=split,
+                           default_quota=default_quota, now=now, challenge=challenge)
+    return bench, fields, allowed.phase
+
+
+def check_target(session: Session, *, user: User, bench: Benchmark, split: str,
+                 default_quota: QuotaRules | int, now: datetime,
+                 challenge: str = "") -> Allowance:
+    """Whether ``user`` may submit to ``split`` of ``bench`` (made to ``challenge`` when it
+    names one) now: a team (403), open submissions (403), then
+    `services.eligibility.check_split`. What the pre-flight check (``GET
+    /api/v1/submissions/check``) and the upload gate ask before any byte of a body is read."""
+    splits = (bench.meta_json or {}).get("splits", [])
+    if split not in splits:
+        problems = ProblemList()
+        problems.add(f"unknown split {split!r}; {bench.key} has {splits}", field="split")
+        raise ServiceError("please correct these fields", problems)
     if user.team_id is None:
         raise Forbidden("join or create a team before submitting: quotas and boards are per team")
     if not bench.submissions_open:
         raise Forbidden(f"submissions to {bench.key} are closed")
-    # fail fast, before reading a large body; both quota units are taken atomically later
-    check_split(session, user, bench, split, default_quota=default_quota, now=now)
-    return bench, fields
+    return check_split(session, user, bench, split, default_quota=default_quota, now=now,
+                       challenge=challenge)
 
 
 def submission_row(bench: Benchmark, user: User, *, split: str, kind: str, fields: dict,

@@ -8,13 +8,16 @@ views only read. The JSON API mirrors them under ``/api/v1/challenges`` (`web/ap
 """
 from __future__ import annotations
 
-from flask import Blueprint, Response, json, jsonify, render_template, url_for
+from flask import Blueprint, Response, flash, json, jsonify, redirect, render_template, url_for
+from flask_login import current_user, login_required
 
+from leaderboard.server.access import audit
 from leaderboard.server.csvsafe import to_csv
 from leaderboard.server.db import get_session
-from leaderboard.server.errors import NotFound
+from leaderboard.server.errors import NotFound, ServiceError
 from leaderboard.server.models import utcnow
 from leaderboard.server.services import challenges as svc
+from leaderboard.server.services.challenges.entrants import entrant_count
 from leaderboard.server.services.challenges.timeline import board_phase
 from leaderboard.server.web.public import render_markdown
 
@@ -29,8 +32,8 @@ def index():
 
 
 def submit_link(ch) -> str | None:
-    """The submit form with the open phase's benchmark and split chosen; None when no phase
-    takes submissions now."""
+    """The submit form on the challenge's own benchmark and open phase's split, submitting to
+    the challenge; None when no phase takes submissions now."""
     phase = svc.phase_at(ch, utcnow())
     if phase is None or ch.finalized_at is not None:
         return None
@@ -43,11 +46,31 @@ def page(key: str):
     session = get_session()
     ch = svc.get_challenge(session, key)
     shown = board_phase(ch)
+    team_id = current_user.team_id if current_user.is_authenticated else None
     return render_template("challenges/page.html", ch=svc.describe(ch), challenge=ch,
                            description=render_markdown(ch.description_md),
                            countdown=svc.countdown_target(ch), results=ch.results_json,
-                           submit_url=submit_link(ch),
+                           submit_url=submit_link(ch), entered=svc.is_entrant(session, ch, team_id),
+                           entrants=entrant_count(session, ch),
                            pb=svc.phase_board(session, ch, shown) if shown else None)
+
+
+@bp.post("/<key>/enter")
+@login_required
+def enter(key: str):
+    """Enter the user's team in the challenge (any member may; once is enough)."""
+    session = get_session()
+    ch = svc.get_challenge(session, key)
+    try:
+        entered = svc.enter(session, current_user, ch, ip=audit.request_ip())
+        session.commit()
+    except ServiceError as exc:
+        session.rollback()
+        flash(exc.message, "error")
+        return redirect(url_for("challenges.page", key=key)), 303
+    flash(f"Your team has entered {ch.title}: submissions made to it follow its phases."
+          if entered else f"Your team had already entered {ch.title}.")
+    return redirect(url_for("challenges.page", key=key)), 303
 
 
 @bp.get("/<key>/phases/<int:position>")

@@ -3,7 +3,10 @@ the submit form (`web/submit.py`) and ``POST /api/v1/submissions`` (`web/api/sub
 which import this module and never each other.
 
 `accept_upload` stores the file, commits the row, then enqueues it; an ``Idempotency-Key``
-(header or form field) makes a retried upload answer the first one's submission.
+(header or form field) makes a retried upload answer the first one's submission. `preflight`
+answers whether an upload to a target (benchmark, split, challenge, kind) would be refused, from
+the query string alone: the ``GET /api/v1/submissions/check`` the client asks first, and the
+upload gate when an upload names its target in its query string.
 """
 from __future__ import annotations
 
@@ -20,19 +23,75 @@ from leaderboard.server.errors import ServiceError
 from leaderboard.server.jobs.containers import enqueue_container
 from leaderboard.server.jobs.queue import TRANSIENT
 from leaderboard.server.jobs.scoring import enqueue_scoring
-from leaderboard.server.models import Submission
-from leaderboard.server.services import idempotency, submissions
-from leaderboard.server.services.container_intake import create_container_submission
+from leaderboard.server.models import Submission, utcnow
+from leaderboard.server.services import benchmarks, idempotency, submissions
+from leaderboard.server.services.container_intake import (
+    check_container_access,
+    create_container_submission,
+)
 
 log = logging.getLogger(__name__)
 
-_FIELDS = ("benchmark", "split", "method_name", "description", "paper_url", "code_url")
+_FIELDS = ("benchmark", "split", "method_name", "description", "paper_url", "code_url",
+           "challenge")
+#: fields a client may also send in the query string, so that they are checked before any byte
+#: of the body is read (`preflight`); the form's value, when both are sent, must be the same
+TARGET_FIELDS = ("benchmark", "split", "challenge", "kind")
 
 
 def _flag(value: str | None, default: bool) -> bool:
     if value is None:
         return default
     return value.strip().lower() in ("1", "true", "yes", "on", "public")
+
+
+def _value(form, name: str) -> str:
+    """A form field, or the query string's (`TARGET_FIELDS`); 400 when both differ."""
+    value, query = form.get(name) or "", request.args.get(name) or ""
+    if name in TARGET_FIELDS and query and value and query != value:
+        problems = ProblemList()
+        problems.add(f"the form says {value[:64]!r}, the query string {query[:64]!r}", field=name)
+        raise ServiceError("the upload names two targets", problems)
+    return value or (query if name in TARGET_FIELDS else "")
+
+
+def preflight(user, args) -> dict:
+    """Whether ``user`` may upload to the target ``args`` names (``benchmark``, ``split``,
+    ``challenge``, ``kind``) now: the same checks as the upload (`services.submissions
+    .check_target`; for an image also the data grant it runs on), nothing stored or counted.
+    Raises ServiceError (400 naming the field, 403, 404, 429) or returns what an upload would
+    count against (``quota``, ``phase``, ``phase_left``). A request whose ``Idempotency-Key``
+    already names one of the user's submissions is a retry that the upload answers with that
+    submission, whatever is left of the quota now: ``{"ok": true, "replay": id}``."""
+    key = idempotency.parse_key(request.headers.get(idempotency.HEADER), None)
+    known = idempotency.find(get_session(), user, key) if key is not None else None
+    if known is not None:
+        return {"ok": True, "replay": known.submission_id}
+    benchmark = (args.get("benchmark") or "").strip()
+    split = (args.get("split") or "").strip()
+    problems = ProblemList()
+    for name, value in (("benchmark", benchmark), ("split", split)):
+        if not value:
+            problems.add("required", field=name)
+    kind = (args.get("kind") or "predictions").strip()
+    if kind not in ("predictions", "container"):
+        problems.add(f"must be 'predictions' or 'container', got {kind[:40]!r}", field="kind")
+    if problems:
+        raise ServiceError("name the upload's target", problems)
+    session = get_session()
+    bench = benchmarks.get_benchmark(session, benchmark)
+    allowed = submissions.check_target(
+        session, user=user, bench=bench, split=split,
+        default_quota=submissions.QuotaRules.from_config(current_app.config), now=utcnow(),
+        challenge=(args.get("challenge") or "").strip())
+    if kind == "container":
+        check_container_access(session, user, bench, split)
+    phase = allowed.phase
+    return {"ok": True, "benchmark": bench.key, "split": split, "kind": kind,
+            "challenge": phase.challenge.key if phase is not None else None,
+            "phase": phase.name if phase is not None else None,
+            "quota": allowed.quota.as_dict() if allowed.quota is not None else None,
+            "phase_left": allowed.phase_left}
 
 
 def accept_upload(user, form, files) -> Submission:
@@ -48,12 +107,12 @@ def accept_upload(user, form, files) -> Submission:
     cfg = current_app.config
     rules = submissions.QuotaRules.from_config(cfg)
     session = get_session()
-    values = {k: (form.get(k) or "") for k in _FIELDS}
+    values = {k: _value(form, k) for k in _FIELDS}
     if not values["benchmark"]:
         problems = ProblemList()
         problems.add("required", field="benchmark")
         raise ServiceError("choose a benchmark", problems)
-    kind = (form.get("kind") or "predictions").strip()
+    kind = (_value(form, "kind") or "predictions").strip()
     key = idempotency.parse_key(request.headers.get(idempotency.HEADER),
                                 form.get(idempotency.FIELD))
     known = idempotency.find(session, user, key) if key is not None else None

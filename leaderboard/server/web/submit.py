@@ -21,9 +21,10 @@ from flask_login import current_user, login_required
 from leaderboard.server.access import audit
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_session
-from leaderboard.server.errors import ServiceError
+from leaderboard.server.errors import NotFound, ServiceError
 from leaderboard.server.services import benchmarks, submissions
 from leaderboard.server.services.challenges.rules import selection_rules, set_selected
+from leaderboard.server.services.challenges.timeline import get_challenge
 from leaderboard.server.services.eligibility import submit_menu
 from leaderboard.server.services.headlines import headlines
 from leaderboard.server.web.errors import wants_json
@@ -38,13 +39,36 @@ def _menu(session):
                        rules=submissions.QuotaRules.from_config(current_app.config))
 
 
+def _challenge_or_none(session, key: str):
+    try:
+        return get_challenge(session, key[:64])
+    except NotFound:
+        return None
+
+
 @bp.get("/submit")
 @login_required
 def form():
     session = get_session()
     menu = _menu(session) if current_user.team_id is not None else []
+    wanted = (request.args.get("challenge") or "").strip()
+    # ?challenge=<key> (the challenge page's link): the form submits to it, on its own
+    # benchmark and open phase's split; the menu says why when it cannot
+    entry = next((c for b in menu for c in b.challenges if c.key == wanted), None)
+    entry_bench = next((b for b in menu for c in b.challenges if c is entry), None)
+    wanted_ch = _challenge_or_none(session, wanted) if wanted and entry is None else None
     return render_template("submit/form.html", menu=menu,
                            offered=[b for b in menu if b.open],
+                           wanted=wanted, entry=entry if entry and entry.open else None,
+                           entry_reason=(entry.reason if entry else
+                                         f"your team has not entered challenge {wanted!r}: "
+                                         "enter it on its page first" if wanted_ch else
+                                         f"there is no challenge {wanted[:64]!r}")
+                           if wanted else "",
+                           wanted_url=url_for("challenges.page", key=wanted)
+                           if entry is not None or wanted_ch is not None
+                           else url_for("challenges.index"),
+                           entry_bench=entry_bench,
                            selected=request.args.get("benchmark", ""),
                            max_mb=current_app.config["MAX_UPLOAD_MB"],
                            idempotency_key=secrets.token_urlsafe(24))

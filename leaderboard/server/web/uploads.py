@@ -8,7 +8,10 @@ does instead, in order:
 
 1. **who**, from the headers alone: the API's Bearer token (401) or the logged-in session (the
    login redirect), the caller's upload rate limit (429), an active account in a team (403);
-   not one body byte is read for a refusal;
+   and, when the query string names the target (``?benchmark=&split=&challenge=&kind=``, as
+   the command-line client sends it), every check of the target
+   (`leaderboard.server.web.intake.preflight`: split, challenge phase, agreement, quota); not
+   one body byte is read for a refusal;
 2. **how big**, from the headers: a ``Content-Length`` over the largest upload the route takes
    (the image cap, ``MAX_IMAGE_MB``, plus the form) is a 413 at once;
 3. **the form fields**, streamed up to the file part and no further (at most ``MAX_BODY_BYTES``
@@ -46,6 +49,7 @@ from leaderboard.core.errors import ProblemList
 from leaderboard.server.access import verified
 from leaderboard.server.errors import Forbidden, ServiceError
 from leaderboard.server.web.inputs import UPLOAD_ENDPOINTS, BadInput, check_form, is_upload
+from leaderboard.server.web.intake import TARGET_FIELDS, preflight
 from leaderboard.server.web.requests import api_user
 
 #: form fields the services check before reading the file; they must precede it
@@ -82,6 +86,8 @@ def gate():
     current_app.extensions["lb_upload_rate_limit"]()  # SUBMIT_RATE_LIMIT per caller (429)
     if user.team_id is None:
         raise Forbidden("join or create a team before submitting: quotas and boards are per team")
+    if any(request.args.get(name) for name in TARGET_FIELDS):
+        preflight(user, request.args)  # the target named in the query string: no byte read yet
     form_cap = current_app.config["MAX_BODY_BYTES"]
     length = request.content_length
     largest = max(file_cap("container"), file_cap("predictions")) + form_cap

@@ -4,8 +4,9 @@ EvalAI, Codabench and Kaggle. One module per job:
 * `timeline`: reading a challenge and where it stands in time (window, open phase, state, the
   page's description and countdown).
 * `editing`: creating, editing and deleting a challenge and its phases, validated and audited.
-* `rules`: what a challenge allows a submission (the open phase's split, quotas, caps) and the
-  teams' final selections.
+* `entrants`: the teams that entered a challenge; only they submit to it.
+* `rules`: what a challenge allows the submissions made to it (an entrant, the open phase's
+  split, quotas, caps) and the teams' final selections.
 * `phase_boards`: the ranking of the submissions made during a phase (the boards' own ranking
   rules, `leaderboard.server.boards.standings`), live while it runs, frozen when it closes.
 * `finishing`: what the reconciler does when phases close (freeze their boards) and when the
@@ -14,12 +15,16 @@ EvalAI, Codabench and Kaggle. One module per job:
 Rules (design.md, "Boards, splits and fairness"; the models in
 `leaderboard.server.models.challenges`):
 
+* A challenge binds its entrants only (issue 33). A team enters it; a submission is made to it
+  when it names it (the ``challenge`` field, ``leaderboard submit --challenge``), and then
+  records its phase (``Submission.phase_id``). Every other submission, an entrant's included,
+  goes to the standing boards under the benchmark's own rules, whatever challenge runs.
 * A challenge's *window* runs from its first phase's opening to its last phase's closing (UTC).
-  Inside the window the benchmark accepts submissions only while a phase is open and only on
-  that phase's split; a phase's ``daily_quota`` replaces the benchmark's daily quota and its
-  ``max_submissions`` caps a team's scored work over the phase. Outside every window the
-  standing leaderboard works as it always does.
-* A submission belongs to the phase whose window holds its ``created_at``.
+  A challenge submission is accepted only while a phase is open and only on that phase's split;
+  it counts against the phase's ``daily_quota`` (or, without one, the benchmark's daily quota on
+  that split) in the phase's own daily counter, and against ``max_submissions`` over the phase:
+  both count challenge submissions only (scored work, as every quota).
+* A phase's board ranks the submissions made to that phase.
 * Final selection (Kaggle): a team marks up to ``max_selections`` scored submissions per
   benchmark and split (``Submission.selected``; boards rank a team by its selected ones). For a
   challenge submission the choice closes with the challenge's last phase.
@@ -38,6 +43,7 @@ from leaderboard.server.services.challenges.editing import (
     delete_challenge,
     update_challenge,
 )
+from leaderboard.server.services.challenges.entrants import enter, entered_ids, is_entrant
 from leaderboard.server.services.challenges.finishing import finish_challenge, finish_due, freeze
 from leaderboard.server.services.challenges.phase_boards import (
     phase_board,
@@ -47,7 +53,6 @@ from leaderboard.server.services.challenges.phase_boards import (
 from leaderboard.server.services.challenges.rules import (
     DEFAULT_MAX_SELECTIONS,
     check_submission,
-    phase_daily_quota,
     selection_rules,
     set_selected,
 )
@@ -64,7 +69,7 @@ from leaderboard.server.services.challenges.timeline import (
 )
 
 __all__ = ["DEFAULT_MAX_SELECTIONS", "check_submission", "countdown_target", "covering",
-           "create_challenge", "delete_challenge", "describe", "finish_challenge", "finish_due",
-           "freeze", "get_challenge", "get_phase", "list_challenges", "phase_at", "phase_board",
-           "phase_daily_quota", "phase_results", "results_rows", "selection_rules",
-           "set_selected", "state", "update_challenge", "window"]
+           "create_challenge", "delete_challenge", "describe", "enter", "entered_ids",
+           "finish_challenge", "finish_due", "freeze", "get_challenge", "get_phase", "is_entrant",
+           "list_challenges", "phase_at", "phase_board", "phase_results", "results_rows",
+           "selection_rules", "set_selected", "state", "update_challenge", "window"]

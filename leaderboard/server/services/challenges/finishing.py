@@ -35,12 +35,10 @@ def freeze(session: Session, ch: Challenge, *, now: datetime) -> dict:
 
 
 def in_flight(session: Session, ch: Challenge, phase: ChallengePhase) -> int:
-    """Submissions made during the phase that are still being scored: a phase is frozen only
+    """Submissions made to the phase that are still being scored: a phase is frozen only
     once they have settled (a last-minute upload counts, as on Kaggle)."""
     return session.scalar(select(func.count(Submission.id)).where(
-        Submission.benchmark_id == ch.benchmark_id, Submission.split == phase.split,
-        Submission.status.in_(IN_FLIGHT), Submission.created_at >= phase.opens_at,
-        Submission.created_at < phase.closes_at)) or 0
+        Submission.phase_id == phase.id, Submission.status.in_(IN_FLIGHT))) or 0
 
 
 def freeze_phase(session: Session, ch: Challenge, phase: ChallengePhase, *,

@@ -39,12 +39,13 @@ def shown_part(phase: ChallengePhase, bench: Benchmark) -> str:
 
 
 def _phase_subs(session: Session, ch: Challenge, phase: ChallengePhase) -> dict[int, Submission]:
+    """The scored, visible submissions made to ``phase`` (a team's other submissions during
+    it went to the standing boards, issue 33)."""
     return {s.id: s for s in session.scalars(select(Submission).where(
-        Submission.benchmark_id == ch.benchmark_id, Submission.split == phase.split,
+        Submission.phase_id == phase.id, Submission.benchmark_id == ch.benchmark_id,
         Submission.status == "scored", Submission.hidden.is_(False),
         Submission.is_public.is_(True), Submission.is_baseline.is_(False),
-        Submission.team_id.is_not(None),
-        Submission.created_at >= phase.opens_at, Submission.created_at < phase.closes_at))}
+        Submission.team_id.is_not(None)))}
 
 
 def phase_results(session: Session, ch: Challenge, phase: ChallengePhase, *,

@@ -1,5 +1,6 @@
-"""What a running challenge allows: a submission only on the open phase's split, within the
-phase's quotas and cap; and the teams' final selections, which close with the last phase."""
+"""What a challenge allows the submissions made to it (issue 33: a challenge binds its entrants
+only): an entrant team, the open phase, its split, within the phase's quotas and cap; and the
+teams' final selections, which close with the last phase for challenge submissions."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -7,51 +8,68 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from leaderboard.core.errors import ProblemList
 from leaderboard.server.access import audit
 from leaderboard.server.errors import Forbidden, ServiceError
 from leaderboard.server.models import Benchmark, Submission, User, utcnow
 from leaderboard.server.models.challenges import ChallengePhase
-from leaderboard.server.services.challenges.timeline import covering, phase_at, window
+from leaderboard.server.services.challenges.entrants import is_entrant, page_path
+from leaderboard.server.services.challenges.timeline import get_challenge, phase_at, window
 
 #: final selections per team, benchmark and split when no challenge says otherwise
 DEFAULT_MAX_SELECTIONS = 2
 
 
 def check_submission(session: Session, bench: Benchmark, split: str, team_id: int | None,
-                     now: datetime) -> ChallengePhase | None:
-    """Refuse a submission the benchmark's challenge does not allow now; returns the open
-    phase (None outside every challenge). Forbidden names the phase and its dates."""
-    ch = covering(session, bench.id, now)
-    if ch is None:
+                     now: datetime, *, challenge: str | None = None) -> ChallengePhase | None:
+    """The rules of the challenge a submission is made to (``challenge``, its key); returns the
+    phase it counts in. A submission made to no challenge (``challenge`` empty) is bound by none,
+    whatever runs on the benchmark: None.
+
+    NotFound for an unknown challenge; 400 naming the field when the challenge runs on another
+    benchmark; Forbidden (403) when the team has not entered it (``not_entered``, with
+    ``enter_url``), before it opens, between phases, after it ends, or on another split than
+    the open phase's, each naming the phase and its dates."""
+    if not challenge:
         return None
+    ch = get_challenge(session, challenge)
+    if ch.benchmark_id != bench.id:
+        problems = ProblemList()
+        problems.add(f"challenge {ch.key!r} runs on {ch.benchmark.key}, not {bench.key}",
+                     field="challenge")
+        raise ServiceError(f"challenge {ch.key!r} runs on {ch.benchmark.key}", problems)
+    if not is_entrant(session, ch, team_id):
+        raise Forbidden(f"your team has not entered challenge {ch.title!r}: enter it on its page "
+                        f"({page_path(ch)}) or with `leaderboard submit --challenge {ch.key}`",
+                        code="not_entered", extra={"enter_url": page_path(ch)})
+    if not ch.phases or ch.finalized_at is not None or now >= window(ch)[1]:
+        raise Forbidden(f"challenge {ch.title!r} has ended; submit without --challenge to the "
+                        "standing board")
     phase = phase_at(ch, now)
     if phase is None:
         nxt = next((p for p in ch.phases if p.opens_at > now), None)
-        raise Forbidden(f"challenge {ch.title!r} is between phases; submissions reopen when "
-                        f"{nxt.name!r} opens at {nxt.opens_at:%Y-%m-%d %H:%M} UTC")
+        started = now >= window(ch)[0]
+        raise Forbidden(f"challenge {ch.title!r} " + ("is between phases; submissions reopen"
+                                                      if started else "has not started; it opens")
+                        + f" when {nxt.name!r} opens at {nxt.opens_at:%Y-%m-%d %H:%M} UTC "
+                        f"(the {nxt.split} split)")
     if split != phase.split:
         raise Forbidden(f"phase {phase.name!r} of challenge {ch.title!r} takes submissions on "
                         f"the {phase.split} split only (until {phase.closes_at:%Y-%m-%d %H:%M}"
                         " UTC)")
-    # the phase cap (max_submissions) is taken atomically with the daily quota:
-    # leaderboard.server.services.quotas, via submissions.take_quota_or_raise (issue 24)
+    # the daily quota and the phase cap are taken atomically with the row:
+    # leaderboard.server.services.quotas.take_quota_or_raise (issue 24)
     return phase
-
-
-def phase_daily_quota(session: Session, bench: Benchmark, now: datetime) -> int | None:
-    """The open phase's daily quota, which replaces the benchmark's while it is open."""
-    ch = covering(session, bench.id, now)
-    phase = phase_at(ch, now) if ch is not None else None
-    return phase.daily_quota if phase is not None else None
 
 
 def selection_rules(session: Session, sub: Submission,
                     now: datetime | None = None) -> tuple[int, datetime | None]:
-    """(how many a team may select, the deadline or None) for ``sub``'s benchmark and split."""
-    ch = covering(session, sub.benchmark_id, sub.created_at)
-    if ch is None:
+    """(how many a team may select, the deadline or None) for ``sub``: its challenge's, when
+    it was made to one (the choice closes with the challenge), else the standing board's."""
+    phase = session.get(ChallengePhase, sub.phase_id) if sub.phase_id is not None else None
+    if phase is None:
         return DEFAULT_MAX_SELECTIONS, None
-    return ch.max_selections, window(ch)[1]
+    return phase.challenge.max_selections, window(phase.challenge)[1]
 
 
 def set_selected(session: Session, user: User, sub: Submission, selected: bool, *,

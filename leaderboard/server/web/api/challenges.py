@@ -1,12 +1,15 @@
 """``/api/v1/challenges``: the challenges, one challenge (with its frozen results once it has
-finished) and one phase's board, mirroring the challenge pages (`leaderboard.server.web.challenges`)."""
+finished), one phase's board, and entering one (issue 33), mirroring the challenge pages
+(`leaderboard.server.web.challenges`)."""
 from __future__ import annotations
 
 from flask import jsonify
 
+from leaderboard.server.access import audit
 from leaderboard.server.db import get_session
 from leaderboard.server.services import challenges as svc
 from leaderboard.server.web.api.base import bp
+from leaderboard.server.web.requests import api_user
 
 
 @bp.get("/challenges")
@@ -18,9 +21,26 @@ def api_challenges():
 
 @bp.get("/challenges/<key>")
 def api_challenge(key: str):
-    """One challenge, with its frozen results once it has finished."""
-    ch = svc.get_challenge(get_session(), key)
-    return jsonify({**svc.describe(ch), "results": ch.results_json})
+    """One challenge, with its frozen results once it has finished; ``entered`` says whether
+    the caller's team has entered it (false without a caller)."""
+    session = get_session()
+    ch = svc.get_challenge(session, key)
+    user = api_user(required=False)
+    return jsonify({**svc.describe(ch), "results": ch.results_json,
+                    "entered": svc.is_entrant(session, ch, user.team_id if user else None)})
+
+
+@bp.post("/challenges/<key>/enter")
+def api_enter_challenge(key: str):
+    """Enter the caller's team in the challenge (idempotent): ``entered_now`` is false when it
+    already had. Only an entrant's submissions may name the challenge."""
+    user = api_user()
+    session = get_session()
+    ch = svc.get_challenge(session, key)
+    now = svc.enter(session, user, ch, ip=audit.request_ip())
+    session.commit()
+    return jsonify({"challenge": ch.key, "benchmark": ch.benchmark.key, "entered": True,
+                    "entered_now": now}), 201 if now else 200
 
 
 @bp.get("/challenges/<key>/phases/<int:position>")

@@ -107,7 +107,11 @@ OPERATIONS: dict[tuple[str, str], dict] = {
                            "method_name": {"type": "string"},
                            "description": {"type": "string"},
                            "paper_url": {"type": "string"}, "code_url": {"type": "string"},
-                           "is_public": {"type": "boolean"}}}}}},
+                           "is_public": {"type": "boolean"},
+                           "kind": {"enum": ["predictions", "container"]},
+                           "challenge": {"type": "string", "description":
+                                         "a challenge's key: the submission is made to it (its "
+                                         "phases, split and caps apply; entrants only)"}}}}}},
         "parameters": [{"name": "Idempotency-Key", "in": "header", "schema": {
             "type": "string", "pattern": "^[A-Za-z0-9._:-]{8,128}$"},
             "description": "Names this upload: sent again with the same key, it answers the "
@@ -127,6 +131,30 @@ OPERATIONS: dict[tuple[str, str], dict] = {
                                                   "Retry-After)"),
                       "503": _json(_ref("Error"), "Database or queue unavailable: retry after "
                                                   "Retry-After seconds")}},
+    ("api.check_submission", "GET"): {
+        "summary": "Pre-flight: would an upload to this target be accepted now?",
+        "tags": ["submissions"], "security": [{"bearerAuth": []}, {}],
+        "description": "The upload's checks on benchmark, split, challenge and kind (split, "
+                       "team, challenge phase, agreement, quota), nothing stored or counted; "
+                       "the client asks it before sending a file.",
+        "parameters": [{"name": n, "in": "query", "schema": {"type": "string"}}
+                       for n in ("benchmark", "split", "challenge", "kind")],
+        "responses": {"200": _json({"type": "object", "properties": {
+            "ok": {"type": "boolean"}, "phase": {"type": ["string", "null"]},
+            "challenge": {"type": ["string", "null"]},
+            "quota": {"type": ["object", "null"]},
+            "phase_left": {"type": ["integer", "null"]}}}), **_AUTH_ERRORS,
+            "403": _json(_ref("Error"), "Refused: no team, closed, not an entrant, outside "
+                                        "the challenge's phase or split, no agreement"),
+            "429": _json(_ref("Error"), "Daily quota or the phase's cap used up")}},
+    ("api.api_enter_challenge", "POST"): {
+        "summary": "Enter the caller's team in a challenge (idempotent)",
+        "tags": ["challenges"], "security": [{"bearerAuth": []}],
+        "responses": {"201": _json({"type": "object"}, "Entered now"),
+                      "200": _json({"type": "object"}, "Had already entered"),
+                      **_AUTH_ERRORS,
+                      "403": _json(_ref("Error"), "No team"),
+                      "409": _json(_ref("Error"), "The challenge has ended")}},
     ("api.get_submission", "GET"): {
         "summary": "A submission's status (failure details for its team)",
         "tags": ["submissions"], "security": [{"bearerAuth": []}, {}],
@@ -154,7 +182,7 @@ OPERATIONS: dict[tuple[str, str], dict] = {
         "responses": {"200": _json(_ref("Notice")), **_AUTH_ERRORS}},
     ("api.api_phase_board", "GET"): {
         "summary": "One challenge phase's board", "tags": ["challenges"],
-        "description": "The submissions made during the phase, ranked by the benchmark's board "
+        "description": "The submissions made to the phase, ranked by the benchmark's board "
                        "rules, per task, each value with its CI and n, rank intervals on the "
                        "headline. source: live (the phase runs), frozen (when it closed) or "
                        "final (the challenge's results, on the phase's own part).",

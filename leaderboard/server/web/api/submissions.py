@@ -10,14 +10,17 @@ from leaderboard.server.services import submissions
 from leaderboard.server.services.headlines import headlines
 from leaderboard.server.web.api.base import bp
 from leaderboard.server.web.inputs import int_param
-from leaderboard.server.web.intake import accept_upload, was_replayed
+from leaderboard.server.web.intake import accept_upload, preflight, was_replayed
 from leaderboard.server.web.requests import api_user
 
 
 @bp.post("/submissions")
 def create_submission():
     """Multipart fields: file, benchmark, split, method_name, description, paper_url,
-    code_url, is_public. Answers 202 with the status document (poll ``status_url``). With an
+    code_url, is_public, kind, challenge (a key: the submission is made to that challenge, whose
+    phases, split and caps then apply; the team must have entered it). benchmark, split,
+    challenge and kind may also come in the query string: they are then checked before any byte
+    of the body is read. Answers 202 with the status document (poll ``status_url``). With an
     ``Idempotency-Key`` header, a repeated upload answers the first one's submission (header
     ``Idempotent-Replayed: true``): safe to retry."""
     user = api_user()
@@ -30,6 +33,15 @@ def create_submission():
     if was_replayed():  # the same Idempotency-Key as an earlier upload: that submission
         resp.headers["Idempotent-Replayed"] = "true"
     return resp
+
+
+@bp.get("/submissions/check")
+def check_submission():
+    """Pre-flight: would an upload to ``?benchmark=&split=`` (``&challenge=`` to submit to a
+    challenge, ``&kind=container`` for an image) be accepted now? 200 with what it would count
+    against (``quota``, ``phase``, ``phase_left``), or the refusal an upload would get (400 naming
+    the field, 403, 404, 429), without sending a byte of the file. The client asks this first."""
+    return jsonify(preflight(api_user(), request.args))
 
 
 @bp.get("/submissions/<int:submission_id>")
