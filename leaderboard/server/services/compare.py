@@ -65,6 +65,10 @@ def _submission(session: Session, sid, viewer, benchmark_key: str, split: str) -
     sid = sid if isinstance(sid, int) and not isinstance(sid, bool) else ascii_int(
         sid.strip(" \t") if isinstance(sid, str) else None, signed=True)
     if sid is None:  # ASCII digits only, as every number a request carries
+        text = raw.strip(" \t") if isinstance(raw, str) else ""
+        if text and text.isascii() and text.lstrip("+-").isdigit():
+            # an integer too long to parse is still an id: one beyond any row (as 10**30 was)
+            raise NotFound(f"no scored submission {text[:40]} that you may see")
         raise ServiceError(f"submission ids must be integers, got {str(raw)[:40]!r}")
     if not 1 <= sid <= 2**31 - 1:  # beyond the id column's range: none such
         raise NotFound(f"no scored submission {sid} that you may see")

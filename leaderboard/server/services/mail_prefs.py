@@ -86,7 +86,7 @@ def unsubscribe(session: Session, user_id: int, kinds: list[str]) -> list[str]:
 def _subject_link(subject: str) -> str:
     """The page a notice is about (the notice model's ``subject``), as a path."""
     what, _, ident = (subject or "").partition(":")
-    if what == "submission" and ident.isdigit():
+    if what == "submission" and ident.isascii() and ident.isdigit():
         return f"/submissions/{ident}"
     if what == "benchmark" and ident:
         return f"/data/{ident}"

@@ -15,6 +15,7 @@ from leaderboard.server.models.mail import OUTBOX_STATES, Outbox
 from leaderboard.server.errors import NotFound, ServiceError
 from leaderboard.server.services import outbox
 from leaderboard.server.web.admin_base import _back, _fail, _ip, bp
+from leaderboard.server.web.inputs import int_param
 
 
 @bp.get("/outbox")
@@ -23,9 +24,8 @@ def outbox_page():
     status = request.args.get("status", "")
     if status not in OUTBOX_STATES:
         status = ""
-    before = request.args.get("before", "")
-    rows = outbox.listing(session, status=status or None,
-                          before=int(before) if before.isdigit() else None)
+    before = int_param("before", request.args.get("before"), low=1)
+    rows = outbox.listing(session, status=status or None, before=before)
     return render_template("admin/outbox.html", rows=rows, status=status, states=OUTBOX_STATES,
                            counts=outbox.counts(session), resendable=outbox.RESENDABLE)
 

@@ -23,6 +23,7 @@ from leaderboard.server.access.holders import member_agreements
 from leaderboard.server.db import get_session
 from leaderboard.server.errors import ServiceError
 from leaderboard.server.services import invitations, notices, teams, tokens
+from leaderboard.server.web.inputs import int_param
 
 bp = Blueprint("team", __name__, url_prefix="/team")
 
@@ -124,10 +125,10 @@ def leave():
 def hand_over():
     session = get_session()
     try:
-        raw = request.form.get("member_id", "")
-        if not raw.isdigit():
-            raise ServiceError(f"choose a member to hand the role to, got {raw!r}")
-        member = teams.hand_over(session, current_user, int(raw), ip=audit.request_ip())
+        member_id = int_param("member_id", request.form.get("member_id"), low=1)
+        if member_id is None:
+            raise ServiceError("choose a member to hand the role to")
+        member = teams.hand_over(session, current_user, member_id, ip=audit.request_ip())
         session.commit()
     except ServiceError as exc:
         return _fail(exc)
