@@ -58,12 +58,29 @@ def _cell(s: Score | None) -> dict | None:
     return {"value": s.value, "ci_low": s.ci_low, "ci_high": s.ci_high, "n": s.n}
 
 
+def slice_metric(session: Session, submission_id: int, info: dict, task: dict,
+                 part: str) -> str:
+    """The metric `slices_beside_best` shows (the headline when none has slices)."""
+    sliced = set(session.scalars(select(Score.metric).where(
+        Score.submission_id == submission_id, Score.task == task["key"], Score.part == part,
+        Score.slice_key != "").distinct()))
+    for m in (task["headline"], *task.get("secondary", []), *info["metrics"]):
+        spec = info["metrics"].get(m, {})
+        if m in sliced and spec.get("higher_is_better") is not None \
+                and m not in ("unparsable", "unparsable_rate"):
+            return m
+    return task["headline"]
+
+
 def slices_beside_best(session: Session, sub: Submission, info: dict, task: dict,
                        part: str = "all") -> dict:
-    """The headline's records of ``sub`` on every slice it has, beside the board's best's on
-    the same slices: ``{"metric", "best" (or None), "is_best", "rows": [{"slice_key",
-    "slice", "mine", "best", "difference"}]}`` (overall first, then slices by key)."""
-    metric = task["headline"]
+    """The records of one metric of ``sub`` on every slice it has, beside the board's best's
+    on the same slices: ``{"metric", "title", "fmt", "higher_is_better", "best" (or None),
+    "is_best", "rows": [{"slice_key", "slice", "mine", "best", "difference"}]}`` (overall
+    first, then slices by key). The metric is the task's headline when it is broken down by
+    slice, else the first of its secondary metrics, then of the benchmark's, that is (SynCred's
+    TPR@5%FPR has no slices; its TPR has)."""
+    metric = slice_metric(session, sub.id, info, task, part)
     mine = _records(session, sub.id, task["key"], metric, part)
     best = _best(session, info, task["key"], sub.split)
     theirs = (_records(session, best["submission_id"], task["key"], metric, part)
