@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from leaderboard.core.benchmarks import vct2
+from leaderboard.core.extract import NOT_AN_OPTION
 from leaderboard.core.metrics.calibration import N_BINS, ece_with_ci, reliability_bins
 from leaderboard.core.metrics.confusion import confusion_matrix
 from leaderboard.core.packs import Pack
@@ -95,12 +96,15 @@ def _answers(block, kind: str, options: list[str]) -> dict:
         decision = ans.astype(str)
     conf = confusion_matrix(truth, decision, labels=classes)
     wrong = np.isin(truth, classes) & (decision != truth)
+    # a response read as naming none of the options is wrong, not unreadable: say which
+    shown = np.where(decision == NOT_AN_OPTION, "none of the options", decision)
     return {"classes": classes, "confusion": conf.as_dict(),
             "decision_rule": ("the answer given, else the one read from the response by the "
-                              "benchmark's rules; unreadable answers are counted apart"),
+                              "benchmark's rules; answers that are none of the classes "
+                              "(unreadable, or naming no option) are counted apart"),
             "calibration": None, "calibration_note": "no scores: answers carry no confidence",
             "_wrong": wrong, "_confidence": np.full(len(block), np.nan), "_truth": truth,
-            "_decision": decision, "_score": np.full(len(block), np.nan)}
+            "_decision": shown, "_score": np.full(len(block), np.nan)}
 
 
 def _options(block) -> list[str]:
