@@ -101,36 +101,13 @@ def score_validated(pack: Pack, split: str, preds: PredictionSet, *, labels: Tab
                     judge=None, seed: int = 0, n_resamples: int = 1000) -> ScoreResult:
     items = pack.items(split)
     truth = labels if labels is not None else pack.labels(split)
-    if len(truth) != len(items) or not np.array_equal(truth.ids, items.ids):
-        raise ValueError("labels are not aligned with the items of this split")
-    task_col = items.decoded("task")
-    modality = items.decoded("modality")
     result = ScoreResult(benchmark=pack.key, split=split)
     result.covered = [{"task": t, "modality": m} for t, m in preds.covered]
     bench = pack.benchmark
     ctx = ScoringContext(judge=judge, seed=seed, n_resamples=n_resamples,
                          extras={"pack_root": str(pack.root), **pack.meta.extras})
     part_col = truth.decoded("part") if "part" in truth.columns else None
-    blocks = []
-    for task in pack.tasks:
-        mods = [m for t, m in preds.covered if t == task.key]
-        if not mods:
-            continue
-        rows = np.flatnonzero((task_col == task.key) & np.isin(modality, mods))
-        pred = {k: v[rows] for k, v in preds.columns.items()
-                if k != "selected_bits" and not k.startswith("answer_")}
-        if f"answer_{task.kind}" in preds.columns:  # typed per kind: yes/no int8, letters <U1
-            pred["answer"] = preds.columns[f"answer_{task.kind}"][rows]
-        letters = ""
-        if task.kind == "multiselect":
-            letters = letters_of(pack, split, rows)
-            pred["selected"] = selected_matrix(preds.columns["selected_bits"][rows], letters)
-        block = Block(task, items.ids[rows], _Columns(items, rows, skip=("media",)),
-                      _Columns(truth, rows), pred, letters)
-        # complete = every modality this split has items of (a task may declare modalities a
-        # release leaves empty; those cannot be covered and must not hide the overall number)
-        present = set(modality[task_col == task.key].tolist())
-        blocks.append((task, block, set(mods) >= present))
+    blocks = task_blocks(pack, split, preds, labels=truth)
     for part in parts_of(split):
         records: list[MetricRecord] = []
         ctx.pending, ctx.notes = [], []  # kept from the "all" pass only (it runs last)
@@ -160,6 +137,41 @@ def score_validated(pack: Pack, split: str, preds: PredictionSet, *, labels: Tab
         result.notes.append(f"{preds.unparsable} free-text answers could not be parsed; they "
                             "count as the benchmark page says (the authors' rule)")
     return result
+
+
+def task_blocks(pack: Pack, split: str, preds: PredictionSet, *,
+                labels: Table | None = None) -> list[tuple]:
+    """``(task, block, complete)`` for every task ``preds`` covers, in the pack's task order:
+    the rows of the covered modalities with item, truth and prediction columns aligned.
+    ``complete``: every modality the split has items of is covered. What `score_validated`
+    scores, and what error analysis reads (`leaderboard.core.error_analysis`)."""
+    items = pack.items(split)
+    truth = labels if labels is not None else pack.labels(split)
+    if len(truth) != len(items) or not np.array_equal(truth.ids, items.ids):
+        raise ValueError("labels are not aligned with the items of this split")
+    task_col = items.decoded("task")
+    modality = items.decoded("modality")
+    blocks = []
+    for task in pack.tasks:
+        mods = [m for t, m in preds.covered if t == task.key]
+        if not mods:
+            continue
+        rows = np.flatnonzero((task_col == task.key) & np.isin(modality, mods))
+        pred = {k: v[rows] for k, v in preds.columns.items()
+                if k != "selected_bits" and not k.startswith("answer_")}
+        if f"answer_{task.kind}" in preds.columns:  # typed per kind: yes/no int8, letters <U1
+            pred["answer"] = preds.columns[f"answer_{task.kind}"][rows]
+        letters = ""
+        if task.kind == "multiselect":
+            letters = letters_of(pack, split, rows)
+            pred["selected"] = selected_matrix(preds.columns["selected_bits"][rows], letters)
+        block = Block(task, items.ids[rows], _Columns(items, rows, skip=("media",)),
+                      _Columns(truth, rows), pred, letters)
+        # complete = every modality this split has items of (a task may declare modalities a
+        # release leaves empty; those cannot be covered and must not hide the overall number)
+        present = set(modality[task_col == task.key].tolist())
+        blocks.append((task, block, set(mods) >= present))
+    return blocks
 
 
 def _rows_of(items: Table, ids: np.ndarray) -> np.ndarray:

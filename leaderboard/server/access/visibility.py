@@ -5,9 +5,20 @@ members of its team and to admins always. A paired comparison (issue 14) needs b
 visible *and scored*; what it shows is limited to the part the boards show (public until the
 benchmark's private part is revealed), for admins too, so a comparison never says more than the
 board's values do.
+
+Error analysis (issue 38) reads a submission's predictions against the split's labels item by
+item, so it is for the submitting team's members only (admins included only as members), on a
+split whose labels agreement holders may download (dev): never a held-out split, where nothing is
+shown beyond what the boards publish. Its per-item rows (ids with their labels) need the
+``dev_labels`` grant, and its thumbnails the ``media`` grant, asked of the data-access gate.
 """
 from __future__ import annotations
 
+from sqlalchemy.orm import Session
+
+from leaderboard.core.packs import HELD_OUT_SPLITS
+from leaderboard.server.access.gate import can_access
+from leaderboard.server.errors import Forbidden, NotFound, ServiceError
 from leaderboard.server.models import Submission
 
 
@@ -29,3 +40,43 @@ def notice_visible(user, notice) -> bool:
     return bool((notice.user_id is not None and notice.user_id == user.id)
                 or (notice.team_id is not None and notice.team_id == getattr(user, "team_id",
                                                                               None)))
+
+
+def _member(user, sub: Submission) -> bool:
+    return bool(getattr(user, "is_authenticated", False) and sub.team_id is not None
+                and getattr(user, "team_id", None) == sub.team_id)
+
+
+def may_analyse(user, sub: Submission) -> bool:
+    """Whether `check_error_analysis` lets ``user`` through (for a link on the submission page)."""
+    return _member(user, sub) and sub.split not in HELD_OUT_SPLITS and sub.status == "scored"
+
+
+def check_error_analysis(user, sub: Submission) -> None:
+    """Raise unless ``user`` may see ``sub``'s error analysis.
+
+    NotFound when the user may not see the submission at all (a private one is not acknowledged
+    to exist); Forbidden for another team's submission and for a held-out split; a 409 while it
+    is not scored."""
+    if not can_see_submission(user, sub):
+        raise NotFound(f"no submission {sub.id}")
+    if not _member(user, sub):
+        raise Forbidden("error analysis is shown only to the members of the team that made the "
+                        "submission")
+    if sub.split in HELD_OUT_SPLITS:
+        raise Forbidden(f"error analysis is for dev-split submissions only: on the held-out "
+                        f"{sub.split!r} split nothing is shown beyond what the boards publish")
+    if sub.status != "scored":
+        raise ServiceError(f"submission {sub.id} is not scored (status: {sub.status}); its "
+                           "error analysis follows its scores", status=409, code="not_scored")
+
+
+def error_detail_grants(session: Session, user, sub: Submission) -> dict[str, str | None]:
+    """For an allowed error analysis: ``{"labels": reason or None, "media": reason or None}``,
+    None where the gate allows per-item rows (``dev_labels``) or thumbnails (``media``), else
+    the gate's reason."""
+    out = {}
+    for key, what in (("labels", "dev_labels"), ("media", "media")):
+        decision = can_access(session, user, sub.benchmark, what)
+        out[key] = None if decision.allowed else decision.reason
+    return out

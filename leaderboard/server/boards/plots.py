@@ -234,3 +234,59 @@ def bars_svg(bars: Sequence[Mapping], *, title: str, fmt: str = "pct",
         out.append(f'<text x="{label_w + plot_w + 6}" y="{y + 13}">{esc(text)}</text>')
     out.append("</svg>")
     return "\n".join(out)
+
+
+def reliability_svg(bins: Sequence[Mapping], *, title: str, size: int = 320) -> str:
+    """Reliability diagram: per equal-width score bin ``{"lo", "hi", "n", "confidence",
+    "observed"}`` (`leaderboard.core.metrics.calibration.reliability_bins`), a bar up to the
+    fraction of fakes observed in the bin, a dot at (mean score, observed) and the diagonal a
+    calibrated detector lies on. Empty bins are left blank; each bar's hover text gives its n.
+    """
+    left, top, pad = 44, 28, 12
+    plot = size - left - pad
+    height = top + plot + 58
+
+    def px(v: float) -> float:
+        return left + min(max(float(v), 0.0), 1.0) * plot
+
+    def py(v: float) -> float:
+        return top + (1.0 - min(max(float(v), 0.0), 1.0)) * plot
+
+    out = _svg_open(size, height, title)
+    out.append(f'<rect x="{left}" y="{top}" width="{plot}" height="{plot}" fill="none" '
+               'stroke="#888"/>')
+    for t in (0.0, 0.25, 0.5, 0.75, 1.0):
+        out.append(f'<line x1="{left}" y1="{py(t):.1f}" x2="{left + plot}" y2="{py(t):.1f}" '
+                   'stroke="#eee"/>')
+        out.append(f'<text x="{px(t):.1f}" y="{top + plot + 13}" text-anchor="middle">'
+                   f"{_num(t)}</text>")
+        out.append(f'<text x="{left - 4}" y="{py(t) + 4:.1f}" text-anchor="end">{_num(t)}</text>')
+    dots = []
+    for b in bins:
+        lo, hi, n = float(b["lo"]), float(b["hi"]), int(b["n"])
+        if not n or b.get("observed") is None:
+            continue
+        obs, conf = float(b["observed"]), float(b["confidence"])
+        hover = (f"scores {_num(lo)}-{_num(hi)}: n={n}, mean score {conf:.3f}, "
+                 f"fake {obs:.3f}")
+        x0, x1 = px(lo) + 1, px(hi) - 1
+        out.append(f'<rect x="{x0:.1f}" y="{py(obs):.1f}" width="{max(x1 - x0, 1):.1f}" '
+                   f'height="{py(0) - py(obs):.1f}" fill="{PALETTE[5]}" fill-opacity="0.6">'
+                   f"<title>{esc(hover)}</title></rect>")
+        dots.append((px(conf), py(obs), hover))
+    out.append(f'<line x1="{px(0)}" y1="{py(0)}" x2="{px(1)}" y2="{py(1)}" stroke="#555" '
+               'stroke-dasharray="4 3"/>')
+    for x, y, hover in dots:
+        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{PALETTE[1]}">'
+                   f"<title>{esc(hover)}</title></circle>")
+    out.append(f'<text x="{left + plot / 2:.0f}" y="{top + plot + 28}" text-anchor="middle">'
+               "Score (confidence of fake)</text>")
+    out.append(f'<text x="12" y="{top + plot / 2:.0f}" text-anchor="middle" '
+               f'transform="rotate(-90 12 {top + plot / 2:.0f})">Fraction fake</text>')
+    ly = top + plot + 46
+    out.append(f'<rect x="{left}" y="{ly - 8}" width="10" height="10" fill="{PALETTE[5]}"/>'
+               f'<text x="{left + 14}" y="{ly + 1}">observed per bin</text>'
+               f'<circle cx="{left + 134}" cy="{ly - 3}" r="3.5" fill="{PALETTE[1]}"/>'
+               f'<text x="{left + 142}" y="{ly + 1}">at mean score</text>')
+    out.append("</svg>")
+    return "\n".join(out)

@@ -103,7 +103,7 @@ def _plots(session: Session, submission: Submission, info: dict, records: list[d
     out = []
     if part is None:
         return out
-    out += _curve_plots(session, submission, part)
+    out += curve_plots(session, submission, part)
     for t in info["tasks"]:
         rows = [r for r in records if r["task"] == t["key"]]
         if rows:
@@ -138,7 +138,9 @@ def _stored_curves(session: Session, submission: Submission, part: str) -> list[
     return sorted(out, key=lambda t: t[:3])
 
 
-def _curve_plots(session: Session, submission: Submission, part: str) -> list[dict]:
+def curve_plots(session: Session, submission: Submission, part: str) -> list[dict]:
+    """The ROC / PR charts of ``submission``'s stored curves on ``part``: ``{"kind", "task",
+    "svg"}`` each (the submission page's, and the error analysis page's beside calibration)."""
     by: dict[tuple[str, str], list] = {}
     for task, kind, skey, x, y in _stored_curves(session, submission, part):
         series = by.setdefault((task, kind), [])

@@ -23,6 +23,7 @@ from leaderboard.server.web import errors, hardening
 # admin blueprint, which lives in admin_base, before it is registered)
 from leaderboard.server.web import (  # noqa: F401
     access,
+    analysis,
     account,
     admin,
     admin_base,
@@ -123,5 +124,5 @@ def _register_blueprints(app: Flask) -> None:
     csrf.exempt(api_bp)  # token-authenticated; browsers never send the token by themselves
     for bp in (auth.bp, account.bp, team.bp, submit.bp, api_bp, public.bp, access.bp,
                admin_base.bp, ops.bp, challenges.bp, api_docs.bp, participate.bp, compare.bp,
-               robustness.bp, two_factor.bp, mail.bp, wellknown):
+               robustness.bp, two_factor.bp, mail.bp, analysis.bp, wellknown):
         app.register_blueprint(bp)

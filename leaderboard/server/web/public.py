@@ -24,6 +24,7 @@ from markupsafe import Markup
 from sqlalchemy import func, select
 
 from leaderboard.judges.quality import load_summary
+from leaderboard.server.access.visibility import may_analyse
 from leaderboard.server.boards import reports
 from leaderboard.server.boards import service as boards
 from leaderboard.server.boards.analyses import vai_vs_accuracy
@@ -336,7 +337,10 @@ def submission(submission_id: int):
     return render_template("public/submission.html", sub=sub, report=report,
                            plots=[Markup(p["svg"]) for p in report["plots"]],
                            placement=_placement(sub),
-                           robustness=submission_section(get_session(), sub))
+                           robustness=submission_section(get_session(), sub),
+                           analysis_url=(url_for("analysis.submission_errors",
+                                                 submission_id=sub.id)
+                                         if may_analyse(current_user, sub) else None))
 
 
 def _placement(sub: Submission) -> list[dict]:

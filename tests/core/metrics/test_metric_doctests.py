@@ -5,7 +5,8 @@ import pytest
 
 MODULES = ["leaderboard.core.metrics.classification", "leaderboard.core.metrics.ranking", "leaderboard.core.metrics.choice",
            "leaderboard.core.metrics.hallucination", "leaderboard.core.metrics.masks", "leaderboard.core.metrics.composite",
-           "leaderboard.core.metrics.bootstrap", "leaderboard.core.extract"]
+           "leaderboard.core.metrics.bootstrap", "leaderboard.core.extract",
+           "leaderboard.core.metrics.calibration", "leaderboard.core.metrics.confusion"]
 
 
 @pytest.mark.parametrize("module", MODULES)

@@ -9,6 +9,7 @@ imports them all. `docs` is the interactive reference page (its own blueprint, `
 from __future__ import annotations
 
 from leaderboard.server.web.api import (  # noqa: F401  (attach their routes to bp)
+    analysis,
     boards,
     challenges,
     compare,

@@ -155,6 +155,20 @@ OPERATIONS: dict[tuple[str, str], dict] = {
                       **_AUTH_ERRORS,
                       "403": _json(_ref("Error"), "No team"),
                       "409": _json(_ref("Error"), "The challenge has ended")}},
+    ("api.submission_error_analysis", "GET"): {
+        "summary": "Error analysis of the caller's team's own dev-split submission: per task "
+                   "the confusion matrix, calibration (reliability bins, expected calibration "
+                   "error with its 95% CI), the headline per slice beside the board's best, "
+                   "and the most confident errors (per-item rows need the dev-labels grant; "
+                   "signed media links the media grant)",
+        "tags": ["submissions"], "security": [{"bearerAuth": []}],
+        "responses": {"200": _json({"type": "object"}), **_AUTH_ERRORS,
+                      "403": _json(_ref("Error"), "Another team's submission, or a held-out "
+                                                  "(test) split: nothing beyond the boards"),
+                      "404": _json(_ref("Error"), "No such submission, or a private one of "
+                                                  "another team"),
+                      "409": _json(_ref("Error"), "Not scored yet"),
+                      "410": _json(_ref("Error"), "The predictions file is no longer stored")}},
     ("api.get_submission", "GET"): {
         "summary": "A submission's status (failure details for its team)",
         "tags": ["submissions"], "security": [{"bearerAuth": []}, {}],
