@@ -18,7 +18,7 @@ from leaderboard.server.web.api.openapi import build_document
 from leaderboard.server.web.requests import board_args, lazy_session, page_args
 
 _PUBLIC_INFO = ("key", "title", "version", "tasks", "modalities", "splits", "metrics",
-                "private_revealed", "submissions_open")
+                "private_revealed", "submissions_open", "generators")
 
 
 def _public(info: dict) -> dict:

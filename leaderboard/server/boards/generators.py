@@ -1,0 +1,202 @@
+"""Seen and unseen generators, and the detectors x generators matrix of a task (issue 37).
+
+A benchmark's ``benchmark.yaml`` lists its generators with the date each became public
+(`leaderboard.core.packs.Generator`). For a submission, a generator is **unseen** when that date
+is after the day the submission was made (the submission's time: the harness does not record
+when a container image was built, so the image's own date is not used); a generator made public
+on or before that day is **seen**. A generator the items name but the table does not date is
+shown in the matrix (last) and counted as neither.
+
+Every number is the task's headline recomputed from the submission's stored per-item outcomes
+(`leaderboard.server.services.outcome_store`, which record each item's generator since issue
+37) on *the items of those generators plus every item with no generator* (the reals a detection
+metric needs; VCT²'s model then averages its subset x generator cells exactly as Tables 2-3 do).
+CIs are 95% percentile intervals of one stratified bootstrap over the submission's items (the
+same resamples for its seen value, unseen value, gap and every cell, so the gap's interval is
+paired). A value on fewer than `MIN_ITEMS` items (the paired comparison's minimum) is not shown.
+
+Computed when first read and cached with the board (cleared by `invalidate_boards` after every
+scoring), so a read never recomputes it.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+import numpy as np
+from sqlalchemy.orm import Session
+
+from leaderboard.core import paired
+from leaderboard.core.outcomes import Outcome, evaluate
+from leaderboard.core.rank_intervals import N_RESAMPLES, SEED, stratified_weights
+from leaderboard.server.boards import intervals
+from leaderboard.server.boards.board import board
+from leaderboard.server.boards.cache import get_cache
+from leaderboard.server.boards.meta import benchmark_info, task_of
+from leaderboard.server.errors import ServiceError
+from leaderboard.server.services import outcome_store
+
+log = logging.getLogger(__name__)
+
+#: fewer items than this in a cell or slice: no value shown (as `paired.MIN_ITEMS`)
+MIN_ITEMS = paired.MIN_ITEMS
+RANK_BY = ("board", "unseen", "seen", "gap")
+#: resamples per chunk of the bootstrap (bounds the weight matrix, as rank intervals do)
+CHUNK = 50
+
+RULE = ("Seen and unseen generators: a generator is unseen by a submission when it became "
+        "public (the date in the benchmark's generators table) after the day the submission "
+        "was made; the submission's time is used, since the platform does not record when a "
+        "container image was built. Seen / unseen: the task's headline on the items of those "
+        "generators plus every real item; gap = seen - unseen. Intervals: 95% bootstrap over "
+        f"the submission's items ({N_RESAMPLES:,} resamples, the same for every number of a "
+        f"row). A value on fewer than {MIN_ITEMS} items is not shown.")
+
+
+def made_day(created_at: str) -> dt.date:
+    return dt.datetime.fromisoformat(created_at).date()
+
+
+def ordered_generators(info: dict, present: set[str]) -> list[dict]:
+    """The table's generators by date (then name), then undated ones the items name, by key."""
+    dated = sorted(info.get("generators", []), key=lambda g: (g["date"], g["name"], g["key"]))
+    keys = {g["key"] for g in dated}
+    undated = [{"key": k, "name": k, "modality": None, "date": None}
+               for k in sorted(present - keys)]
+    return dated + undated
+
+
+def _stat(point: float, draws: np.ndarray, n: int) -> dict:
+    """{value, ci_low, ci_high, n}; value None under `MIN_ITEMS` items or undefined."""
+    if n < MIN_ITEMS or not np.isfinite(point):
+        return {"value": None, "ci_low": None, "ci_high": None, "n": int(n)}
+    ok = draws[np.isfinite(draws)]
+    lo = hi = None
+    if len(ok) * 2 > len(draws):
+        lo, hi = (float(v) for v in np.percentile(ok, [2.5, 97.5]))
+    return {"value": float(point), "ci_low": lo, "ci_high": hi, "n": int(n)}
+
+
+def row_numbers(o: Outcome, generators: list[dict], made: dt.date, *,
+                n_resamples: int = N_RESAMPLES, seed: int = SEED) -> dict:
+    """One submission's cells (one per generator, in ``generators`` order), seen, unseen and
+    gap, from its outcome (module docstring). Pure: the tests compute the same by hand."""
+    masks: dict[str, np.ndarray | None] = {}
+    for g in generators:
+        masks[g["key"]] = o.generator_rows([g["key"]])
+    dated = [g for g in generators if g["date"] is not None and masks[g["key"]] is not None]
+    unseen_keys = [g["key"] for g in dated if dt.date.fromisoformat(g["date"]) > made]
+    seen_keys = [g["key"] for g in dated if g["key"] not in unseen_keys]
+    groups = {f"g:{k}": m for k, m in masks.items() if m is not None}
+    for name, keys in (("seen", seen_keys), ("unseen", unseen_keys)):
+        if keys:
+            groups[name] = o.generator_rows(keys)
+    subs = {name: o.subset(m) for name, m in groups.items()}
+    points = {name: float(evaluate([s], np.ones((1, len(s)), dtype=np.float32))[0, 0])
+              for name, s in subs.items()}
+    draws = {name: [] for name in groups}
+    rng = np.random.default_rng(seed)
+    for start in range(0, n_resamples, CHUNK):
+        w = stratified_weights(o.strata, min(CHUNK, n_resamples - start), rng)
+        for name, m in groups.items():
+            draws[name].append(evaluate([subs[name]], w[:, m])[:, 0])
+    draws = {name: np.concatenate(d) for name, d in draws.items()}
+    stats = {name: _stat(points[name], draws[name], int(groups[name].sum())) for name in groups}
+    gap = None
+    if stats.get("seen", {}).get("value") is not None and \
+            stats.get("unseen", {}).get("value") is not None:
+        gap = _stat(points["seen"] - points["unseen"], draws["seen"] - draws["unseen"],
+                    min(stats["seen"]["n"], stats["unseen"]["n"]))
+        gap["n"] = None  # a difference of two slices: each slice says its own n
+    cells = []
+    for g in generators:
+        s = stats.get(f"g:{g['key']}")
+        cells.append({"generator": g["key"], "unseen": g["key"] in unseen_keys,
+                      **(s or {"value": None, "ci_low": None, "ci_high": None, "n": 0})})
+    return {"cells": cells, "seen": stats.get("seen"), "unseen": stats.get("unseen"),
+            "gap": gap, "seen_generators": seen_keys, "unseen_generators": unseen_keys}
+
+
+def generator_view(session: Session, *, benchmark_key: str, task: str, split: str,
+                   mode: str = "team", rank_by: str = "board") -> dict:
+    """The seen/unseen columns and the matrix of one task board (cached with the board).
+
+    Rows are the board's (every row, board order), each with ``cells``, ``seen``, ``unseen``,
+    ``gap`` (each {value, ci_low, ci_high, n} or None) and ``unseen_rank`` (the row's rank by
+    its unseen value; None without one). ``rank_by`` "unseen" / "seen" / "gap" orders the rows
+    by that value (best first; a larger gap is worse), rows without it last. ``generators``:
+    the columns, by date. ServiceError names a bad ``rank_by``; NotFound a bad board."""
+    if rank_by not in RANK_BY:
+        raise ServiceError(f"rank_by must be one of {list(RANK_BY)}, got {rank_by!r}")
+    info = benchmark_info(session, benchmark_key)
+    t = task_of(info, task)
+    page = board(session, benchmark_key=benchmark_key, task=task, split=split, mode=mode,
+                 per_page=None)
+    key = ("generators", task, split, mode)
+    view = get_cache().get_or_compute(benchmark_key, key, lambda: _compute(info, t, split, page))
+    return _ranked(view, rank_by)
+
+
+def _compute(info: dict, task: dict, split: str, page: dict) -> dict:
+    metric = task["headline"]
+    hib = next((c["higher_is_better"] for c in page.get("columns", [])
+                if c["metric"] == metric), True)
+    found: dict[int, Outcome] = {}
+    directory = intervals.data_dir()
+    for r in page["rows"]:
+        if r.get("disqualified_reason"):
+            continue
+        o = outcome_store.read_one(directory, r["submission_id"], page["part"], task["key"])
+        if o is not None and o.metric == metric and o.complete and o.generator is not None:
+            found[r["submission_id"]] = o
+    present = {g for o in found.values() for g in o.generators}
+    gens = ordered_generators(info, present) if present else []
+    rows = []
+    for r in page["rows"]:
+        o = found.get(r["submission_id"])
+        base = {"submission_id": r["submission_id"], "rank": r["rank"], "team": r["team"],
+                "method_name": r["method_name"], "created_at": r["created_at"],
+                "is_baseline": r["is_baseline"], "baseline_kind": r.get("baseline_kind"),
+                "headline": r["values"].get(metric, {}).get("value")}
+        if o is None:
+            rows.append({**base, "cells": [], "seen": None, "unseen": None, "gap": None,
+                         "seen_generators": [], "unseen_generators": []})
+            continue
+        try:
+            nums = row_numbers(o, gens, made_day(r["created_at"]))
+        except Exception:  # noqa: BLE001 - one bad outcome file must not cost the whole view
+            log.exception("generator view submission=%s", r["submission_id"])
+            nums = {"cells": [], "seen": None, "unseen": None, "gap": None,
+                    "seen_generators": [], "unseen_generators": []}
+        rows.append({**base, **nums})
+    return {"benchmark": info["key"], "task": task["key"], "split": split, "part": page["part"],
+            "metric": metric, "higher_is_better": hib, "generators": gens, "rows": rows,
+            "rule": RULE, "min_items": MIN_ITEMS,
+            "has_generators": bool(gens)}
+
+
+def _value(row: dict, what: str):
+    s = row.get(what)
+    return None if s is None else s.get("value")
+
+
+def _ranked(view: dict, rank_by: str) -> dict:
+    """A copy of ``view`` with ``unseen_rank`` per row and the rows in ``rank_by`` order."""
+    sign = 1 if view["higher_is_better"] else -1
+    rows = [dict(r) for r in view["rows"]]
+    by_unseen = sorted((r for r in rows if _value(r, "unseen") is not None),
+                       key=lambda r: -sign * _value(r, "unseen"))
+    rank, prev = 0, None
+    for i, r in enumerate(by_unseen, start=1):
+        v = _value(r, "unseen")
+        rank = rank if v == prev else i
+        r["unseen_rank"], prev = rank, v
+    for r in rows:
+        r.setdefault("unseen_rank", None)
+    if rank_by != "board":
+        # gap = seen - unseen: a smaller gap (in the metric's direction) is better
+        s = -sign if rank_by == "gap" else sign
+        have = [r for r in rows if _value(r, rank_by) is not None]
+        rest = [r for r in rows if _value(r, rank_by) is None]
+        rows = sorted(have, key=lambda r: -s * _value(r, rank_by)) + rest
+    return {**view, "rows": rows, "rank_by": rank_by}
