@@ -24,7 +24,9 @@ from markupsafe import Markup
 from sqlalchemy import func, select
 
 from leaderboard.judges.quality import load_summary
+from leaderboard.server.boards import generators as gen_view
 from leaderboard.server.boards import reports
+from leaderboard.server.boards.generators_plot import matrix_svg
 from leaderboard.server.boards import service as boards
 from leaderboard.server.boards.analyses import vai_vs_accuracy
 from leaderboard.server.boards.plots import format_value
@@ -260,6 +262,31 @@ def board_page(key: str, task: str, split: str):
     return render_template("public/board.html", board=b, body=body)
 
 
+@bp.route("/benchmarks/<key>/boards/<task>/<split>/generators")
+def generators_page(key: str, task: str, split: str):
+    """Seen and unseen generators of a board and its detectors x generators matrix (issue 37).
+    Query: mode (team|all), rank_by (board|unseen|seen|gap)."""
+    mode = request.args.get("mode") or "team"
+    rank_by = request.args.get("rank_by") or "board"
+    view = gen_view.generator_view(lazy_session, benchmark_key=key, task=task, split=split,
+                                   mode=mode, rank_by=rank_by)
+    info = boards.benchmark_info(lazy_session, key)
+    t = boards.task_of(info, task)
+    m = info["metrics"].get(view["metric"], {})
+    fmt = m.get("fmt", "num")
+
+    def compute():
+        svg = (matrix_svg(view, title=f"{t.get('title') or task}: {m.get('title', view['metric'])}"
+                          " by generator", fmt=fmt, lower=m.get("lower"), upper=m.get("upper"))
+               if view["has_generators"] else "")
+        return render_template("public/_generators.html", view=view, info=info, task=t,
+                               metric=m, fmt=fmt, mode=mode, svg=Markup(svg))
+
+    body = Markup(boards.get_cache().get_or_compute(
+        key, ("generators_page", task, split, mode, rank_by), compute))
+    return render_template("public/generators.html", info=info, task=t, split=split, body=body)
+
+
 def _switchers(b: dict) -> dict:
     """The task and split switchers of a board page, and its slices grouped by axis."""
     info = boards.benchmark_info(lazy_session, b["benchmark"])
@@ -268,7 +295,8 @@ def _switchers(b: dict) -> dict:
         axes = "+".join(sorted(boards.parse_slice_key(sk)))
         groups.setdefault(axes, []).append(sk)
     return {"tasks": info["tasks"], "splits": info["splits"],
-            "slice_groups": sorted(groups.items())}
+            "slice_groups": sorted(groups.items()),
+            "generators": bool(info.get("generators"))}
 
 
 @bp.route("/favicon.ico")

@@ -9,6 +9,7 @@ from itertools import islice
 
 from flask import Response, current_app, json, jsonify, request, stream_with_context, url_for
 
+from leaderboard.server.boards import generators as gen_view
 from leaderboard.server.boards import service as boards
 from leaderboard.server.boards.intervals import TOP as INTERVAL_TOP
 from leaderboard.server.csvsafe import to_csv
@@ -64,6 +65,45 @@ def board_json(key: str, task: str, split: str):
     cache_key = ("board_json", task, split, args["modality"], b["slice_key"], args["mode"],
                  page, per_page)
     return _json(boards.get_cache().get_or_compute(key, cache_key, compute))
+
+
+def _generator_view(key: str, task: str, split: str) -> dict:
+    return gen_view.generator_view(lazy_session, benchmark_key=key, task=task, split=split,
+                                   mode=request.args.get("mode") or "team",
+                                   rank_by=request.args.get("rank_by") or "board")
+
+
+@bp.get("/boards/<key>/<task>/<split>/generators")
+def generators_json(key: str, task: str, split: str):
+    """Seen and unseen generators and the detectors x generators matrix of a board (issue 37):
+    per row its ``seen``, ``unseen`` and ``gap`` ({value, ci_low, ci_high, n}), ``unseen_rank``
+    and one cell per generator (``generators``, by date). Query: mode (team|all), rank_by
+    (board|unseen|seen|gap: the row order)."""
+    return jsonify(_generator_view(key, task, split))
+
+
+@bp.get("/boards/<key>/<task>/<split>/generators.csv")
+def generators_csv(key: str, task: str, split: str):
+    """The same numbers as CSV, one line per number: ``what`` is seen, unseen, gap or cell
+    (then ``generator`` names it). Query as the JSON."""
+    view = _generator_view(key, task, split)
+    dates = {g["key"]: g["date"] for g in view["generators"]}
+    lines = []
+    for r in view["rows"]:
+        head = [r["submission_id"], r["team"]["name"], r["method_name"], r["created_at"],
+                r["unseen_rank"]]
+        for what in ("seen", "unseen", "gap"):
+            s = r[what]
+            if s is not None:
+                lines.append(head + [what, "", "", "", s["value"], s["ci_low"], s["ci_high"],
+                                     "" if s["n"] is None else s["n"]])
+        for c in r["cells"]:
+            lines.append(head + ["cell", c["generator"], dates.get(c["generator"]) or "",
+                                 int(c["unseen"]), c["value"], c["ci_low"], c["ci_high"], c["n"]])
+    header = ["submission_id", "team", "method", "submitted_at", "unseen_rank", "what",
+              "generator", "generator_date", "unseen", "value", "ci_low", "ci_high", "n"]
+    return Response(to_csv(lines, header=header), mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="{key}-{task}-{split}-generators.csv"'})
 
 
 #: rows a CSV export reads per query (and writes per piece of the stream)
