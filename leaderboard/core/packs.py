@@ -150,6 +150,16 @@ class PackMeta:
     generators: tuple[Generator, ...] = ()
 
 
+class _MetaLoader(yaml.SafeLoader):
+    """Safe YAML without implicit timestamps: ``date: 2023-02-30`` reaches the checks as text
+    (and fails there naming its field) instead of raising inside the YAML parser."""
+
+
+_MetaLoader.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+
+
 def _meta_error(message: str, field: str | None = None) -> PackError:
     problems = ProblemList()
     problems.add(message, file="benchmark.yaml", field=field)
@@ -159,7 +169,7 @@ def _meta_error(message: str, field: str | None = None) -> PackError:
 def parse_meta(text: str) -> PackMeta:
     """Parse and check ``benchmark.yaml``; every problem names the field."""
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=_MetaLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         raise _meta_error(f"not valid YAML: {exc}") from None
     if not isinstance(raw, dict):

@@ -84,9 +84,11 @@ def row_numbers(o: Outcome, generators: list[dict], made: dt.date, *,
     masks: dict[str, np.ndarray | None] = {}
     for g in generators:
         masks[g["key"]] = o.generator_rows([g["key"]])
+    later = {g["key"] for g in generators
+             if g["date"] is not None and dt.date.fromisoformat(g["date"]) > made}
     dated = [g for g in generators if g["date"] is not None and masks[g["key"]] is not None]
-    unseen_keys = [g["key"] for g in dated if dt.date.fromisoformat(g["date"]) > made]
-    seen_keys = [g["key"] for g in dated if g["key"] not in unseen_keys]
+    unseen_keys = [g["key"] for g in dated if g["key"] in later]
+    seen_keys = [g["key"] for g in dated if g["key"] not in later]
     groups = {f"g:{k}": m for k, m in masks.items() if m is not None}
     for name, keys in (("seen", seen_keys), ("unseen", unseen_keys)):
         if keys:
@@ -111,7 +113,7 @@ def row_numbers(o: Outcome, generators: list[dict], made: dt.date, *,
     cells = []
     for g in generators:
         s = stats.get(f"g:{g['key']}")
-        cells.append({"generator": g["key"], "unseen": g["key"] in unseen_keys,
+        cells.append({"generator": g["key"], "unseen": g["key"] in later,
                       **(s or {"value": None, "ci_low": None, "ci_high": None, "n": 0})})
     return {"cells": cells, "seen": stats.get("seen"), "unseen": stats.get("unseen"),
             "gap": gap, "seen_generators": seen_keys, "unseen_generators": unseen_keys}
@@ -150,7 +152,8 @@ def _compute(info: dict, task: dict, split: str, page: dict) -> dict:
         if o is not None and o.metric == metric and o.complete and o.generator is not None:
             found[r["submission_id"]] = o
     present = {g for o in found.values() for g in o.generators}
-    gens = ordered_generators(info, present) if present else []
+    # only the generators some row's items name: a dated one without items has no column
+    gens = [g for g in ordered_generators(info, present) if g["key"] in present]
     rows = []
     for r in page["rows"]:
         o = found.get(r["submission_id"])
