@@ -73,6 +73,7 @@ def matrix_svg(view: dict, *, title: str, fmt: str = "pct", lower: float | None 
     out.append(f'<polygon points="{label_w},{ly - 10} {label_w + 12},{ly - 10} '
                f'{label_w + 12},{ly + 2}" fill="{UNSEEN_INK}"/>'
                f'<text x="{label_w + 18}" y="{ly}">unseen by that submission (made public '
-               f'after it was made); grey: no value</text>')
+               f'after it was made); grey: no value; colour: lowest to highest '
+               f'value shown</text>')
     out.append("</svg>")
     return "\n".join(out)

@@ -277,7 +277,7 @@ def generators_page(key: str, task: str, split: str):
 
     def compute():
         svg = (matrix_svg(view, title=f"{t.get('title') or task}: {m.get('title', view['metric'])}"
-                          " by generator", fmt=fmt, lower=m.get("lower"), upper=m.get("upper"))
+                          " by generator", fmt=fmt, lower=None, upper=None)
                if view["has_generators"] else "")
         return render_template("public/_generators.html", view=view, info=info, task=t,
                                metric=m, fmt=fmt, mode=mode, svg=Markup(svg))
