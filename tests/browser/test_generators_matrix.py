@@ -118,3 +118,16 @@ def test_generators_page(live, page, dated_pack, screenshots, tmp_path):
         page.screenshot(path=str(screenshots / f"generators-{width}.png"), full_page=True)
         assert_no_sideways_scroll(page, f"generators page at {width}px")
         assert_accessible(page, f"generators page at {width}px")
+    # the board's own Seen / Unseen columns equal the API's
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{base}/benchmarks/uniaidet/boards/detection/test")
+    for r in view["rows"]:
+        for what in ("seen", "unseen"):
+            got = page.locator(f'td[data-gen="{what}"]').nth(view["rows"].index(r))
+            assert float(got.get_attribute("data-value")) == pytest.approx(r[what]["value"])
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.wait_for_timeout(100)
+        page.screenshot(path=str(screenshots / f"generators-board-{width}.png"), full_page=True)
+        assert_no_sideways_scroll(page, f"board with generator columns at {width}px")
+        assert_accessible(page, f"board with generator columns at {width}px")

@@ -14,6 +14,7 @@ from flask import (
     abort,
     current_app,
     json,
+    redirect,
     render_template,
     request,
     send_from_directory,
@@ -93,16 +94,32 @@ def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = Fal
 
     def compute():
         return render_template("public/_board.html", board=b, compact=compact,
-                               link_args=link_args, shown=shown, **page_of(b))
+                               link_args=link_args, shown=shown, gen=_seen_unseen(args, b, compact),
+                               **page_of(b))
 
     if holders is not None:
         return Markup(render_template("public/_board.html", board=b, compact=compact,
                                       link_args=link_args, holders=holders, shown=shown,
-                                      **page_of(b)))
+                                      gen=_seen_unseen(args, b, compact), **page_of(b)))
 
     key = ("board_html", b["task"]["key"], b["split"], args["modality"], b["slice_key"],
            args["mode"], page, per_page, compact, tuple(shown))
     return Markup(boards.get_cache().get_or_compute(args["benchmark_key"], key, compute))
+
+
+def _seen_unseen(args: dict, b: dict, compact: bool) -> dict | None:
+    """{submission id: its seen/unseen/gap} for the Seen and Unseen columns of a full board of
+    a benchmark with generators, on its overall headline (issue 37); None elsewhere."""
+    if compact or args["modality"] or b["slice_key"] or b["primary"] != b["task"]["headline"]:
+        return None
+    info = boards.benchmark_info(lazy_session, b["benchmark"])
+    if not info.get("generators"):
+        return None
+    view = gen_view.generator_view(lazy_session, benchmark_key=b["benchmark"],
+                                   task=b["task"]["key"], split=b["split"], mode=args["mode"])
+    if not view["has_generators"]:
+        return None
+    return {r["submission_id"]: r for r in view["rows"]}
 
 
 @bp.route("/")
@@ -239,6 +256,10 @@ def benchmark(key: str):
 @bp.route("/benchmarks/<key>/boards/<task>/<split>")
 def board_page(key: str, task: str, split: str):
     args = board_args(key, task, split)
+    if request.args.get("rank_by") in ("unseen", "seen", "gap"):
+        # ranked by a generator score: that ranking is the generators page's (issue 37)
+        return redirect(url_for("public.generators_page", key=key, task=task, split=split,
+                                mode=args["mode"], rank_by=request.args["rank_by"]))
     page, per_page = page_args()
     b = boards.board(lazy_session, **args, page=page, per_page=per_page,
                      cursor=request.args.get("cursor") or None)

@@ -148,6 +148,14 @@ def test_csv_and_matrix_numbers_equal_the_api(client, scored):
         assert float(value) == pytest.approx(c["value"])
     board = client.get("/benchmarks/uniaidet/boards/detection/test").get_data(as_text=True)
     assert 'id="generators-link"' in board
+    shown = re.findall(r'data-gen="(seen|unseen)" data-value="([^"]*)"', board)
+    want = [(w, r[w]["value"]) for r in view["rows"] for w in ("seen", "unseen")]
+    assert len(shown) == len(want)
+    for (w, got), (w2, value) in zip(shown, want):
+        assert w == w2 and float(got) == pytest.approx(value)
+    moved = client.get("/benchmarks/uniaidet/boards/detection/test?rank_by=unseen")
+    assert moved.status_code == 302 and "generators" in moved.headers["Location"]
+    assert "rank_by=unseen" in moved.headers["Location"]
 
 
 def test_cached_view_is_refreshed_after_scoring(client, auth, gen_pack, scored):
