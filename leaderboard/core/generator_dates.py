@@ -25,6 +25,18 @@ PUBLIC_DATES = {
     "SD-3.5-Large-Turbo": "2024-10-22",
     "SD-3.5-Medium": "2024-10-29",
     "Qwen-Image": "2025-08-04",    # Qwen-Image weights
+    # LOKI demo (leaderboard.demo.loki.GENERATORS): images; papers by their arXiv day
+    "flux": "2024-08-01",          # FLUX.1
+    "sd-1.5": "2022-10-20",
+    "sd-2.1": "2022-12-07",
+    "stylegan": "2018-12-12",      # StyleGAN paper (arXiv 1812.04948)
+    "ddim": "2020-10-06",          # DDIM paper (arXiv 2010.02502)
+    "adm": "2021-05-11",           # "Diffusion Models Beat GANs" (arXiv 2105.05233)
+    # ... and texts
+    "gpt-4o": "2024-05-13",
+    "claude-3.5-sonnet": "2024-06-20",
+    "llama-3.1-405b": "2024-07-23",
+    "mistral-large": "2024-02-26",
 }
 
 

@@ -120,14 +120,17 @@ class Outcome:
 
     def generator_rows(self, keys) -> np.ndarray | None:
         """Row mask of the items of the generators ``keys`` plus every item with no generator
-        (the reals a detection metric needs); None when no generator is recorded or none of
+        (the reals a detection metric needs) of the modalities those items have (a text
+        generator's slice holds no real image); None when no generator is recorded or none of
         ``keys`` has an item here."""
         if self.generator is None:
             return None
         codes = [i for i, g in enumerate(self.generators) if g in set(keys)]
-        if not codes:
+        mine = np.isin(self.generator, codes)
+        if not mine.any():
             return None
-        return (self.generator < 0) | np.isin(self.generator, codes)
+        reals = (self.generator < 0) & np.isin(self.modality, np.unique(self.modality[mine]))
+        return mine | reals
 
     # -- (de)serialisation: flat arrays, no pickle -----------------------------------------------
     def to_arrays(self, prefix: str) -> dict[str, np.ndarray]:

@@ -106,3 +106,13 @@ def test_fewer_items_than_the_minimum_show_no_value():
     nums = row_numbers(o, gens, dt.date(2025, 1, 1), n_resamples=20)
     assert nums["cells"][0]["value"] is None and nums["cells"][0]["n"] == n_real + 4
     assert nums["seen"]["value"] is None and nums["seen"]["ci_low"] is None
+
+
+def test_a_generator_slice_takes_the_reals_of_its_own_modality():
+    # modality 0 (image): 2 reals, image gen "i" 1 fake; modality 1 (text): 3 reals, gen "t" 2
+    o = Outcome("d", "accuracy", "mean", [1, 1, 1, 0, 0, 0, 0, 1], [0] * 8,
+                [0, 0, 0, 1, 1, 1, 1, 1], ("image", "text"),
+                generator=[-1, -1, 0, -1, -1, -1, 1, 1], generators=("i", "t"))
+    assert o.generator_rows(["i"]).tolist() == [True, True, True] + [False] * 5
+    assert o.generator_rows(["t"]).tolist() == [False] * 3 + [True] * 5
+    assert o.generator_rows(["i", "t"]).all()
