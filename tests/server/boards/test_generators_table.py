@@ -22,7 +22,8 @@ def test_packs_without_generators_still_load():
 
 def test_generators_parsed_with_dates():
     meta = parse_meta(HEAD + "generators:\n"
-                      "- {key: SDXL, name: Stable Diffusion XL, modality: image, date: 2023-07-26}\n"
+                      "- {key: SDXL, name: Stable Diffusion XL, modality: image,"
+                      " date: 2023-07-26}\n"
                       "- {key: gpt, modality: text, date: '2023-03-14'}\n")
     a, b = meta.generators
     assert a.as_dict() == {"key": "SDXL", "name": "Stable Diffusion XL", "modality": "image",
@@ -76,8 +77,9 @@ def test_seen_unseen_and_cells_by_hand():
     strata = [0] * 40 + [1] * 50
     o = Outcome("d", "accuracy", "mean", x, strata, [0] * 90, ("image",), generator=gen,
                 generators=("old", "new", "undated"))
-    info = {"generators": [{"key": "new", "name": "New", "modality": "image", "date": "2024-06-01"},
-                           {"key": "old", "name": "Old", "modality": "image", "date": "2022-01-01"}]}
+    info = {"generators": [
+        {"key": "new", "name": "New", "modality": "image", "date": "2024-06-01"},
+        {"key": "old", "name": "Old", "modality": "image", "date": "2022-01-01"}]}
     gens = ordered_generators(info, {"old", "new", "undated"})
     assert [g["key"] for g in gens] == ["old", "new", "undated"]
     nums = row_numbers(o, gens, dt.date(2023, 1, 1), n_resamples=200)

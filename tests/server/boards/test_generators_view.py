@@ -135,8 +135,8 @@ def test_csv_and_matrix_numbers_equal_the_api(client, scored):
     assert len(titles) == sum(len(r["cells"]) for r in view["rows"])
     for r in view["rows"]:
         for c in r["cells"]:
-            title = next(t for t in titles if t.startswith(f"{r['team']['name']} · "
-                                                           f"{r['method_name']} / {c['generator']}:"))
+            head = f"{r['team']['name']} · {r['method_name']} / {c['generator']}:"
+            title = next(t for t in titles if t.startswith(head))
             assert format_value(c["value"], "pct") in title and f"n={c['n']}" in title
             assert format_value(c["ci_low"], "pct") in title
             assert ("unseen by this submission" in title) == c["unseen"]
