@@ -11,9 +11,11 @@ Every number is the task's headline recomputed from the submission's stored per-
 (`leaderboard.server.services.outcome_store`, which record each item's generator since issue
 37) on *the items of those generators plus every item with no generator* (the reals a detection
 metric needs; VCT²'s model then averages its subset x generator cells exactly as Tables 2-3 do).
-CIs are 95% percentile intervals of one stratified bootstrap over the submission's items (the
-same resamples for its seen value, unseen value, gap and every cell, so the gap's interval is
-paired). A value on fewer than `MIN_ITEMS` items (the paired comparison's minimum) is not shown.
+CIs are 95% percentile intervals of one bootstrap over the submission's items (the same
+resamples for its seen value, unseen value, gap and every cell, so the gap's interval is
+paired): for the item-mean models (every benchmark's headline but SynCred's) the Poisson
+bootstrap of the rank intervals, per cell of (stratum, generator, modality), so a row costs
+O(resamples x cells) whatever its items; otherwise a stratified bootstrap weighting every item. A value on fewer than `MIN_ITEMS` items (the paired comparison's minimum) is not shown.
 
 Computed when first read and cached with the board (cleared by `invalidate_boards` after every
 scoring), so a read never recomputes it.
@@ -27,8 +29,8 @@ import numpy as np
 from sqlalchemy.orm import Session
 
 from leaderboard.core import paired
-from leaderboard.core.outcomes import Outcome, evaluate
-from leaderboard.core.rank_intervals import N_RESAMPLES, SEED, stratified_weights
+from leaderboard.core.outcomes import Outcome, combine, evaluate
+from leaderboard.core.rank_intervals import N_RESAMPLES, SEED, stratified_weights, stratum_sums
 from leaderboard.server.boards import intervals
 from leaderboard.server.boards.board import board
 from leaderboard.server.boards.cache import get_cache
@@ -93,16 +95,9 @@ def row_numbers(o: Outcome, generators: list[dict], made: dt.date, *,
     for name, keys in (("seen", seen_keys), ("unseen", unseen_keys)):
         if keys:
             groups[name] = o.generator_rows(keys)
-    subs = {name: o.subset(m) for name, m in groups.items()}
-    points = {name: float(evaluate([s], np.ones((1, len(s)), dtype=np.float32))[0, 0])
-              for name, s in subs.items()}
-    draws = {name: [] for name in groups}
     rng = np.random.default_rng(seed)
-    for start in range(0, n_resamples, CHUNK):
-        w = stratified_weights(o.strata, min(CHUNK, n_resamples - start), rng)
-        for name, m in groups.items():
-            draws[name].append(evaluate([subs[name]], w[:, m])[:, 0])
-    draws = {name: np.concatenate(d) for name, d in draws.items()}
+    fast = _linear_draws(o, groups, n_resamples, rng)
+    points, draws = fast if fast is not None else _weighted_draws(o, groups, n_resamples, rng)
     stats = {name: _stat(points[name], draws[name], int(groups[name].sum())) for name in groups}
     gap = None
     if stats.get("seen", {}).get("value") is not None and \
@@ -117,6 +112,58 @@ def row_numbers(o: Outcome, generators: list[dict], made: dt.date, *,
                       **(s or {"value": None, "ci_low": None, "ci_high": None, "n": 0})})
     return {"cells": cells, "seen": stats.get("seen"), "unseen": stats.get("unseen"),
             "gap": gap, "seen_generators": seen_keys, "unseen_generators": unseen_keys}
+
+
+def _cells(o: Outcome) -> np.ndarray | None:
+    """The bootstrap's cells: the outcome's strata refined by generator and modality (so every
+    group is a union of cells); for VCT²'s ``cells`` model the strata themselves, which must
+    then already separate generators and modalities (else None)."""
+    gen = o.generator.astype(np.int64) + 1
+    refined = (o.strata.astype(np.int64) << 24) | (gen << 8) | o.modality.astype(np.int64)
+    if o.model == "mean":
+        return refined
+    pairs = np.unique(np.stack([o.strata.astype(np.int64), refined]), axis=1)
+    return o.strata.astype(np.int64) if len(np.unique(pairs[0])) == pairs.shape[1] else None
+
+
+def _linear_draws(o: Outcome, groups: dict, n_resamples: int, rng) -> tuple | None:
+    """(points, draws) of each group for a model linear in per-cell sums (``mean``, ``cells``):
+    each cell's items Poisson-resampled once (`rank_intervals.stratum_sums`, as the board's
+    rank intervals do), every group's value combined from its cells' sums; None for another
+    model (SynCred's TPR at FPR, a threshold sweep) or cells that do not separate generators."""
+    if o.model not in ("mean", "cells"):
+        return None
+    cells = _cells(o)
+    if cells is None:
+        return None
+    X = o.x.astype(np.float32)[:, None]
+    sums, sizes, psums, psizes = {}, {}, {}, {}
+    for c in np.unique(cells).tolist():
+        rows = cells == c
+        sums[c], sizes[c] = stratum_sums(X[rows], n_resamples, rng, CHUNK)
+        psums[c] = X[rows].sum(axis=0, dtype=np.float64)[None, :]
+        psizes[c] = float(rows.sum())
+    points, draws = {}, {}
+    for name, mask in groups.items():
+        mine = np.unique(cells[mask]).tolist()
+        points[name] = float(combine(o, {c: psums[c] for c in mine},
+                                     {c: psizes[c] for c in mine})[0, 0])
+        draws[name] = combine(o, {c: sums[c] for c in mine}, {c: sizes[c] for c in mine})[:, 0]
+    return points, draws
+
+
+def _weighted_draws(o: Outcome, groups: dict, n_resamples: int, rng) -> tuple:
+    """(points, draws) of each group from one stratified bootstrap of the items, every item
+    weighted (any model; the cost grows with items x resamples x groups)."""
+    subs = {name: o.subset(m) for name, m in groups.items()}
+    points = {name: float(evaluate([sub], np.ones((1, len(sub)), dtype=np.float32))[0, 0])
+              for name, sub in subs.items()}
+    draws = {name: [] for name in groups}
+    for start in range(0, n_resamples, CHUNK):
+        w = stratified_weights(o.strata, min(CHUNK, n_resamples - start), rng)
+        for name, m in groups.items():
+            draws[name].append(evaluate([subs[name]], w[:, m])[:, 0])
+    return points, {name: np.concatenate(d) for name, d in draws.items()}
 
 
 def generator_view(session: Session, *, benchmark_key: str, task: str, split: str,

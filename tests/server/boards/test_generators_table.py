@@ -118,3 +118,23 @@ def test_a_generator_slice_takes_the_reals_of_its_own_modality():
     assert o.generator_rows(["i"]).tolist() == [True, True, True] + [False] * 5
     assert o.generator_rows(["t"]).tolist() == [False] * 3 + [True] * 5
     assert o.generator_rows(["i", "t"]).all()
+
+
+@pytest.mark.parametrize("model", ["mean", "cells"])
+def test_the_fast_bootstrap_agrees_with_weighting_every_item(model):
+    from leaderboard.server.boards.generators import _linear_draws, _weighted_draws
+
+    rng = np.random.default_rng(3)
+    n, n_gen = 600, 3
+    gen = rng.integers(-1, n_gen, n)
+    sub = rng.integers(0, 2, n)
+    strata = (sub * (n_gen + 1) + np.where(gen < 0, n_gen, gen) if model == "cells"
+              else (gen >= 0).astype(int))
+    o = Outcome("d", "m", model, rng.integers(0, 2, n), strata, np.zeros(n), ("image",),
+                {"n_gen": n_gen}, generator=gen, generators=("a", "b", "c"))
+    groups = {"a": o.generator_rows(["a"]), "bc": o.generator_rows(["b", "c"])}
+    fp, fd = _linear_draws(o, groups, 2000, np.random.default_rng(0))
+    sp, sd = _weighted_draws(o, groups, 2000, np.random.default_rng(0))
+    for g in groups:
+        assert fp[g] == pytest.approx(sp[g])
+        assert np.std(fd[g]) == pytest.approx(np.std(sd[g]), rel=0.15)
