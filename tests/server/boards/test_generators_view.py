@@ -153,6 +153,9 @@ def test_csv_and_matrix_numbers_equal_the_api(client, scored):
     assert len(shown) == len(want)
     for (w, got), (w2, value) in zip(shown, want):
         assert w == w2 and float(got) == pytest.approx(value)
+    api_moved = client.get("/api/v1/boards/uniaidet/detection/test?rank_by=unseen")
+    assert api_moved.status_code == 302
+    assert api_moved.headers["Location"].endswith("/generators?mode=team&rank_by=unseen")
     moved = client.get("/benchmarks/uniaidet/boards/detection/test?rank_by=unseen")
     assert moved.status_code == 302 and "generators" in moved.headers["Location"]
     assert "rank_by=unseen" in moved.headers["Location"]

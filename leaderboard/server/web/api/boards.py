@@ -7,7 +7,16 @@ from __future__ import annotations
 
 from itertools import islice
 
-from flask import Response, current_app, json, jsonify, request, stream_with_context, url_for
+from flask import (
+    Response,
+    current_app,
+    json,
+    jsonify,
+    redirect,
+    request,
+    stream_with_context,
+    url_for,
+)
 
 from leaderboard.server.boards import generators as gen_view
 from leaderboard.server.boards import service as boards
@@ -51,8 +60,13 @@ def get_benchmark(key: str):
 @bp.get("/boards/<key>/<task>/<split>")
 def board_json(key: str, task: str, split: str):
     """One page of a board. Query: modality, slice, mode (team|all), page, per_page, cursor
-    (the ``next_cursor`` of the page before: deep pages cost what the first one costs)."""
+    (the ``next_cursor`` of the page before: deep pages cost what the first one costs);
+    ``rank_by`` unseen|seen|gap redirects to the board's generators view ranked so."""
     args = board_args(key, task, split)
+    if request.args.get("rank_by") in ("unseen", "seen", "gap"):
+        # ranked by a generator score (issue 37): the generators view holds that ranking
+        return redirect(url_for("api.generators_json", key=key, task=task, split=split,
+                                mode=args["mode"], rank_by=request.args["rank_by"]))
     page, per_page = page_args()
     b = boards.board(lazy_session, **args, page=page, per_page=per_page,
                      cursor=request.args.get("cursor") or None)
