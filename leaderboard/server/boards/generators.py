@@ -43,6 +43,9 @@ log = logging.getLogger(__name__)
 #: fewer items than this in a cell or slice: no value shown (as `paired.MIN_ITEMS`)
 MIN_ITEMS = paired.MIN_ITEMS
 RANK_BY = ("board", "unseen", "seen", "gap")
+#: board rows (in board order) that get numbers: a cold view of a VCT²-sized board costs about
+#: 0.13 s per row (docs/performance.md), so a long board's tail shows none, as rank intervals do
+TOP_ROWS = 200
 #: resamples per chunk of the bootstrap (bounds the weight matrix, as rank intervals do)
 CHUNK = 50
 
@@ -52,7 +55,8 @@ RULE = ("Seen and unseen generators: a generator is unseen by a submission when 
         "container image was built. Seen / unseen: the task's headline on the items of those "
         "generators plus every real item; gap = seen - unseen. Intervals: 95% bootstrap over "
         f"the submission's items ({N_RESAMPLES:,} resamples, the same for every number of a "
-        f"row). A value on fewer than {MIN_ITEMS} items is not shown.")
+        f"row). A value on fewer than {MIN_ITEMS} items is not shown. Only the board's first "
+        f"{TOP_ROWS} rows get these numbers.")
 
 
 def made_day(created_at: str) -> dt.date:
@@ -192,7 +196,7 @@ def _compute(info: dict, task: dict, split: str, page: dict) -> dict:
                 if c["metric"] == metric), True)
     found: dict[int, Outcome] = {}
     directory = intervals.data_dir()
-    for r in page["rows"]:
+    for r in page["rows"][:TOP_ROWS]:
         if r.get("disqualified_reason"):
             continue
         o = outcome_store.read_one(directory, r["submission_id"], page["part"], task["key"])
