@@ -61,6 +61,8 @@ ID_RULE = ("Item ids are `vc-` followed by the first 16 hex digits of the SHA-25
            "download scripts saved (a repeat of identical bytes gets `-2`, `-3`, ... in "
            "reading order).")
 REAL_COLUMN = {"COCO_AI": "coco_image", "Twitter_AI": "twitter_image"}
+#: the authors' column of each generator's images; the pack's ``generators:`` table (with the
+#: day each became public, `leaderboard.core.generator_dates`) comes with the shared meta
 GENERATOR_COLUMN = {"sd21_image": "SD 2.1", "sdxl_image": "SDXL", "sd3_image": "SD3 Medium",
                     "sd35_image": "SD3.5 Large", "dalle_image": "DALL·E 3",
                     "midjourney_image": "Midjourney 6"}

@@ -17,6 +17,11 @@ contributed to the headline metric, kept at scoring time (labels are not at hand
   accuracy), ``cells`` (VCT²'s unweighted mean over subset x generator cells of the accuracy on
   that generator's fakes plus the subset's reals) or ``tpr_at_fpr`` (SynCred's threshold sweep,
   `leaderboard.core.metrics.ranking.tpr_at_fpr`; labels-only rows: the one operating point).
+* ``generator`` (optional, issue 37): the item's generator (index into ``generators``, -1 for
+  an item with none, e.g. a real), kept when the block's labels carry a ``generator`` attribute,
+  so the seen/unseen split and the detectors x generators matrix
+  (`leaderboard.server.boards.generators`) evaluate the headline on a set of generators' items.
+  It is not part of the fingerprint (the item set is the same) and older files simply lack it.
 
 Per-item values come from the benchmark modules' own functions (``loki_closed.correctness``,
 ``choice.mcq_scores``, ``hallucination.artifact_scores``, ...), so the value an outcome gives
@@ -58,6 +63,9 @@ class Outcome:
     #: the whole task was covered (the overall slice exists); False: only some modalities
     complete: bool = True
     metric_version: str = "1"
+    #: int16 per item: index into ``generators``, -1 for none; None when not recorded
+    generator: np.ndarray | None = None
+    generators: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.model not in MODELS:
@@ -67,6 +75,10 @@ class Outcome:
         self.modality = np.asarray(self.modality, dtype=np.uint8)
         if not (len(self.x) == len(self.strata) == len(self.modality)):
             raise ValueError("x, strata and modality must have one value per item")
+        if self.generator is not None:
+            self.generator = np.asarray(self.generator, dtype=np.int16)
+            if len(self.generator) != len(self.x):
+                raise ValueError("generator must have one value per item")
 
     def __len__(self) -> int:
         return len(self.x)
@@ -102,7 +114,23 @@ class Outcome:
     def subset(self, mask: np.ndarray) -> "Outcome":
         return Outcome(self.task, self.metric, self.model, self.x[mask], self.strata[mask],
                        self.modality[mask], self.modalities, dict(self.params), self.complete,
-                       self.metric_version)
+                       self.metric_version,
+                       None if self.generator is None else self.generator[mask],
+                       self.generators)
+
+    def generator_rows(self, keys) -> np.ndarray | None:
+        """Row mask of the items of the generators ``keys`` plus every item with no generator
+        (the reals a detection metric needs) of the modalities those items have (a text
+        generator's slice holds no real image); None when no generator is recorded or none of
+        ``keys`` has an item here."""
+        if self.generator is None:
+            return None
+        codes = [i for i, g in enumerate(self.generators) if g in set(keys)]
+        mine = np.isin(self.generator, codes)
+        if not mine.any():
+            return None
+        reals = (self.generator < 0) & np.isin(self.modality, np.unique(self.modality[mine]))
+        return mine | reals
 
     # -- (de)serialisation: flat arrays, no pickle -----------------------------------------------
     def to_arrays(self, prefix: str) -> dict[str, np.ndarray]:
@@ -111,6 +139,10 @@ class Outcome:
                 "complete": self.complete, "metric_version": self.metric_version}
         out = {f"{prefix}meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
                f"{prefix}strata": self.strata, f"{prefix}modality": self.modality}
+        if self.generator is not None:
+            meta["generators"] = list(self.generators)
+            out[f"{prefix}meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+            out[f"{prefix}generator"] = self.generator
         if self.binary:  # a bit per item: 115,770 VCT² items take 14 KB
             out[f"{prefix}bits"] = np.packbits(self.x.astype(bool))
         else:
@@ -125,9 +157,11 @@ class Outcome:
             x = np.unpackbits(arrays[f"{prefix}bits"], count=len(strata)).astype(np.float32)
         else:
             x = arrays[f"{prefix}x"]
+        gen = arrays.get(f"{prefix}generator") if hasattr(arrays, "get") else None
         return cls(meta["task"], meta["metric"], meta["model"], x, strata,
                    arrays[f"{prefix}modality"], tuple(meta["modalities"]), meta["params"],
-                   bool(meta["complete"]), meta["metric_version"])
+                   bool(meta["complete"]), meta["metric_version"], gen,
+                   tuple(meta.get("generators", ())))
 
 
 # -- evaluating a model on weighted items ---------------------------------------------------------
@@ -224,8 +258,10 @@ def _make(block: Block, metric: str, model: str, x, strata=None, *, keep=None, p
     strata = np.zeros(len(block), dtype=np.int16) if strata is None else strata
     if keep is not None:
         x, strata, codes = x[keep], np.asarray(strata)[keep], codes[keep]
-    return Outcome(block.task.key, metric, model, x, strata, codes, names, params or {},
-                   metric_version=version)
+    out = Outcome(block.task.key, metric, model, x, strata, codes, names, params or {},
+                  metric_version=version)
+    out._kept = None if keep is None else np.asarray(keep)  # rows of ``block`` it holds
+    return out
 
 
 def block_outcome(benchmark_key: str, block: Block, ctx: ScoringContext) -> Outcome | None:
@@ -234,7 +270,31 @@ def block_outcome(benchmark_key: str, block: Block, ctx: ScoringContext) -> Outc
     if len(block) == 0:
         return None
     fn = _BUILDERS.get(benchmark_key)
-    return None if fn is None else fn(block, ctx)
+    return None if fn is None else _with_generator(fn(block, ctx), block)
+
+
+def _with_generator(outcome: Outcome | None, block: Block) -> Outcome | None:
+    """``outcome`` with each kept item's generator, when the block's labels name one.
+
+    A builder that drops rows (``keep``: TriDF's MCQ, VCT²'s subset-less rows) records which
+    (``_kept``), and the generator column is narrowed the same way. A real item (``label``
+    "real") has no generator whatever its row says."""
+    if outcome is None or "generator" not in block.truth:
+        return outcome
+    col = block.truth["generator"]
+    names = np.array(["" if g is None else str(g) for g in col], dtype=object)
+    if "label" in block.truth:
+        names[np.asarray(block.truth["label"] == "real", dtype=bool)] = ""
+    keep = getattr(outcome, "_kept", None)
+    if keep is not None:
+        names = names[keep]
+    if len(names) != len(outcome):
+        return outcome
+    gens = tuple(sorted({g for g in names.tolist() if g}))
+    index = {g: i for i, g in enumerate(gens)}
+    outcome.generator = np.array([index.get(g, -1) for g in names.tolist()], dtype=np.int16)
+    outcome.generators = gens
+    return outcome
 
 
 def _loki(block: Block, ctx: ScoringContext) -> Outcome | None:

@@ -15,6 +15,7 @@ cached under ``<pack>/.cache/`` keyed by the source file's size and modification
 """
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 from dataclasses import dataclass
@@ -53,6 +54,86 @@ LABEL_COMMON = {"part": Field("category", (), PARTS),
 
 
 @dataclass(frozen=True)
+class Generator:
+    """One generator of a pack's fakes (``generators:`` in benchmark.yaml): ``key`` is the value
+    of the hidden ``generator`` attribute its items carry; ``date`` the day it became public."""
+
+    key: str
+    name: str
+    modality: str
+    date: dt.date
+
+    def as_dict(self) -> dict:
+        return {"key": self.key, "name": self.name, "modality": self.modality,
+                "date": self.date.isoformat()}
+
+
+def parse_generators(raw, modalities, problems: ProblemList) -> tuple[Generator, ...]:
+    """The ``generators:`` table (absent: none). Every problem names its field, e.g.
+    ``generators[2].date``; ``modalities``: the pack's, which a generator's must be one of."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        problems.add("must be a list of {key, name, modality, date}", field="generators",
+                     file="benchmark.yaml")
+        return ()
+    out, seen = [], set()
+    for i, g in enumerate(raw):
+        where = f"generators[{i}]"
+        if not isinstance(g, dict):
+            problems.add("must be a mapping with key, name, modality, date", field=where,
+                         file="benchmark.yaml")
+            continue
+        unknown = sorted(set(map(str, g)) - {"key", "name", "modality", "date"})
+        if unknown:
+            problems.add(f"unknown fields {unknown}; allowed: key, name, modality, date",
+                         field=where, file="benchmark.yaml")
+        ok = True
+        key = g.get("key")
+        if not isinstance(key, str) or not key.strip() or len(key) > 100:
+            problems.add(f"required: the generator attribute's value (1-100 characters), got "
+                         f"{key!r}", field=f"{where}.key", file="benchmark.yaml")
+            ok = False
+        elif key in seen:
+            problems.add(f"duplicate generator key {key!r}", field=f"{where}.key",
+                         file="benchmark.yaml")
+            ok = False
+        name = g.get("name", key)
+        if not isinstance(name, str) or not name.strip() or len(name) > 200:
+            problems.add(f"must be a non-empty text of at most 200 characters, got {name!r}",
+                         field=f"{where}.name", file="benchmark.yaml")
+            ok = False
+        modality = g.get("modality")
+        if modality not in modalities:
+            problems.add(f"must be one of the pack's modalities {list(modalities)}, got "
+                         f"{modality!r}", field=f"{where}.modality", file="benchmark.yaml")
+            ok = False
+        date = _iso_date(g.get("date"))
+        if date is None:
+            problems.add(f"required: the ISO date (YYYY-MM-DD) it became public, got "
+                         f"{g.get('date')!r}", field=f"{where}.date", file="benchmark.yaml")
+            ok = False
+        if ok:
+            seen.add(key)
+            out.append(Generator(key=key, name=name, modality=modality, date=date))
+    return tuple(out)
+
+
+def _iso_date(v) -> dt.date | None:
+    """A date from YAML (which reads an unquoted 2023-07-26 as a date) or an ISO string."""
+    if isinstance(v, dt.datetime):
+        return None  # a time of day is not what the table records
+    if isinstance(v, dt.date):
+        return v
+    if isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v):
+        try:
+            return dt.date.fromisoformat(v)
+        except ValueError:
+            return None
+    return None
+
+
+@dataclass(frozen=True)
 class PackMeta:
     key: str
     title: str
@@ -65,6 +146,18 @@ class PackMeta:
     extras: dict
     #: the benchmark's own questions on the access request form (`core.request_fields`)
     request_fields: tuple[RequestField, ...] = ()
+    #: the generators of its fakes with the date each became public (`parse_generators`)
+    generators: tuple[Generator, ...] = ()
+
+
+class _MetaLoader(yaml.SafeLoader):
+    """Safe YAML without implicit timestamps: ``date: 2023-02-30`` reaches the checks as text
+    (and fails there naming its field) instead of raising inside the YAML parser."""
+
+
+_MetaLoader.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
 
 
 def _meta_error(message: str, field: str | None = None) -> PackError:
@@ -76,7 +169,7 @@ def _meta_error(message: str, field: str | None = None) -> PackError:
 def parse_meta(text: str) -> PackMeta:
     """Parse and check ``benchmark.yaml``; every problem names the field."""
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=_MetaLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         raise _meta_error(f"not valid YAML: {exc}") from None
     if not isinstance(raw, dict):
@@ -138,16 +231,17 @@ def parse_meta(text: str) -> PackMeta:
         for p in exc.problems.items:
             problems.add(p.message, field=p.field, file=p.file)
         request_fields = ()
+    generators = parse_generators(raw.get("generators"), modalities, problems)
     if problems:
         raise PackError("invalid benchmark.yaml", problems)
     known = {"key", "title", "version", "modalities", "tasks", "splits", "agreement",
-             "description", "request_fields"}
+             "description", "request_fields", "generators"}
     return PackMeta(key=key, title=title, version=version, modalities=tuple(modalities),
                     tasks=tuple(tasks), splits=tuple(splits),
                     agreement=str(raw.get("agreement", "agreement.md")),
                     description=str(raw.get("description", "description.md")),
                     extras={k: v for k, v in raw.items() if k not in known},
-                    request_fields=request_fields)
+                    request_fields=request_fields, generators=generators)
 
 
 def iter_jsonl(path: Path, problems: ProblemList, *, label: str) -> Iterator[tuple[int, dict]]:

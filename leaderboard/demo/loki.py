@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from leaderboard.core.benchmarks.loki import Loki
+from leaderboard.core.generator_dates import generator_table
 from leaderboard.demo import media
 from leaderboard.demo.writer import PackWriter, assign_part, assign_split
 
@@ -215,6 +216,9 @@ def meta() -> dict:
              "rates the answer against the human annotation."},
         ],
         "splits": ["dev", "test"],
+        # the generators with a known public day (issue 37); the others show undated
+        "generators": (generator_table(GENERATORS["image"], modality="image")
+                       + generator_table(GENERATORS["text"], modality="text")),
     }
 
 

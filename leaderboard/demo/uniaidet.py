@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from leaderboard.core.benchmarks.uniaidet import DOMAINS, FAMILY_OF
+from leaderboard.core.generator_dates import generator_table
 from leaderboard.core.metrics.masks import encode_mask
 from leaderboard.demo import images
 from leaderboard.demo.writer import (
@@ -90,6 +91,8 @@ def meta() -> dict:
                    "secondary": ["miou", "average_precision"],
                    "description": "Is the image (partly) AI-generated, and which pixels?"}],
         "splits": ["dev", "test"],
+        # the generators the items name, with the day each became public (issue 37)
+        "generators": generator_table(FAMILY_OF, modality="image"),
     }
 
 

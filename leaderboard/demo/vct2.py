@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from leaderboard.core.benchmarks.vct2 import SUBSET_GENERATORS, SUBSETS
+from leaderboard.core.benchmarks.vct2 import GENERATORS, SUBSET_GENERATORS, SUBSETS
+from leaderboard.core.generator_dates import generator_table
 from leaderboard.demo import images
 from leaderboard.demo.writer import (
     PackWriter,
@@ -129,6 +130,8 @@ def meta() -> dict:
                    "headline": "mean_accuracy", "secondary": ["mean_recall", "mean_precision"],
                    "description": "Is this image real or generated from its caption?"}],
         "splits": ["dev", "test"],
+        # the generators the items name, with the day each became public (issue 37)
+        "generators": generator_table(GENERATORS, modality="image"),
     }
 
 

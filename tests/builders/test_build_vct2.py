@@ -62,6 +62,9 @@ def test_builds_both_tables_with_the_vai(release, tmp_path):
     pack = load_pack(out)
     pack.validate()
     assert report.counts == {"test": 6 * 7 - 1 + 5 * 6}
+    # the authors' six generator columns, each with the day it became public (issue 37)
+    assert [g.key for g in pack.meta.generators] == list(vct2.GENERATOR_COLUMN.values())
+    assert all(g.date.year >= 2022 for g in pack.meta.generators)
     assert any("row 4: midjourney_image is empty" in n for n in report.notes)
     labels = labels_of(out, "test")
     coco = [lab for lab in labels.values() if lab["subset"] == "COCO_AI"]

@@ -26,7 +26,8 @@ def _info_of(bench: Benchmark) -> dict:
             "private_revealed": bool(bench.private_revealed),
             "submissions_open": bool(bench.submissions_open),
             "official_judge": bench.official_judge, "id": bench.id,
-            "scoring_only": bool(meta.get("scoring_only"))}
+            "scoring_only": bool(meta.get("scoring_only")),
+            "generators": meta.get("generators", [])}
 
 
 def benchmark_info(session: Session, key: str) -> dict:

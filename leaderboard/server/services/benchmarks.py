@@ -70,7 +70,8 @@ def pack_meta(pack: Pack) -> dict:
                for name, m in pack.benchmark.metrics.items()}
     return {"tasks": [t.as_dict() for t in pack.tasks], "modalities": list(pack.modalities),
             "splits": list(pack.splits), "metrics": metrics, "scoring_only": pack.scoring_only,
-            "request_fields": [f.as_dict() for f in pack.meta.request_fields]}
+            "request_fields": [f.as_dict() for f in pack.meta.request_fields],
+            "generators": [g.as_dict() for g in pack.meta.generators]}
 
 
 def _copy_public(src: Path, dest: Path) -> None:

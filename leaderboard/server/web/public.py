@@ -14,6 +14,7 @@ from flask import (
     abort,
     current_app,
     json,
+    redirect,
     render_template,
     request,
     send_from_directory,
@@ -25,7 +26,9 @@ from sqlalchemy import func, select
 
 from leaderboard.judges.quality import load_summary
 from leaderboard.server.access.visibility import may_analyse
+from leaderboard.server.boards import generators as gen_view
 from leaderboard.server.boards import reports
+from leaderboard.server.boards.generators_plot import matrix_svg
 from leaderboard.server.boards import service as boards
 from leaderboard.server.boards.analyses import vai_vs_accuracy
 from leaderboard.server.boards.plots import format_value
@@ -92,16 +95,32 @@ def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = Fal
 
     def compute():
         return render_template("public/_board.html", board=b, compact=compact,
-                               link_args=link_args, shown=shown, **page_of(b))
+                               link_args=link_args, shown=shown, gen=_seen_unseen(args, b, compact),
+                               **page_of(b))
 
     if holders is not None:
         return Markup(render_template("public/_board.html", board=b, compact=compact,
                                       link_args=link_args, holders=holders, shown=shown,
-                                      **page_of(b)))
+                                      gen=_seen_unseen(args, b, compact), **page_of(b)))
 
     key = ("board_html", b["task"]["key"], b["split"], args["modality"], b["slice_key"],
            args["mode"], page, per_page, compact, tuple(shown))
     return Markup(boards.get_cache().get_or_compute(args["benchmark_key"], key, compute))
+
+
+def _seen_unseen(args: dict, b: dict, compact: bool) -> dict | None:
+    """{submission id: its seen/unseen/gap} for the Seen and Unseen columns of a full board of
+    a benchmark with generators, on its overall headline (issue 37); None elsewhere."""
+    if compact or args["modality"] or b["slice_key"] or b["primary"] != b["task"]["headline"]:
+        return None
+    info = boards.benchmark_info(lazy_session, b["benchmark"])
+    if not info.get("generators"):
+        return None
+    view = gen_view.generator_view(lazy_session, benchmark_key=b["benchmark"],
+                                   task=b["task"]["key"], split=b["split"], mode=args["mode"])
+    if not view["has_generators"]:
+        return None
+    return {r["submission_id"]: r for r in view["rows"]}
 
 
 @bp.route("/")
@@ -238,6 +257,10 @@ def benchmark(key: str):
 @bp.route("/benchmarks/<key>/boards/<task>/<split>")
 def board_page(key: str, task: str, split: str):
     args = board_args(key, task, split)
+    if request.args.get("rank_by") in ("unseen", "seen", "gap"):
+        # ranked by a generator score: that ranking is the generators page's (issue 37)
+        return redirect(url_for("public.generators_page", key=key, task=task, split=split,
+                                mode=args["mode"], rank_by=request.args["rank_by"]))
     page, per_page = page_args()
     b = boards.board(lazy_session, **args, page=page, per_page=per_page,
                      cursor=request.args.get("cursor") or None)
@@ -261,6 +284,31 @@ def board_page(key: str, task: str, split: str):
     return render_template("public/board.html", board=b, body=body)
 
 
+@bp.route("/benchmarks/<key>/boards/<task>/<split>/generators")
+def generators_page(key: str, task: str, split: str):
+    """Seen and unseen generators of a board and its detectors x generators matrix (issue 37).
+    Query: mode (team|all), rank_by (board|unseen|seen|gap)."""
+    mode = request.args.get("mode") or "team"
+    rank_by = request.args.get("rank_by") or "board"
+    view = gen_view.generator_view(lazy_session, benchmark_key=key, task=task, split=split,
+                                   mode=mode, rank_by=rank_by)
+    info = boards.benchmark_info(lazy_session, key)
+    t = boards.task_of(info, task)
+    m = info["metrics"].get(view["metric"], {})
+    fmt = m.get("fmt", "num")
+
+    def compute():
+        svg = (matrix_svg(view, title=f"{t.get('title') or task}: {m.get('title', view['metric'])}"
+                          " by generator", fmt=fmt, lower=None, upper=None)
+               if view["has_generators"] else "")
+        return render_template("public/_generators.html", view=view, info=info, task=t,
+                               metric=m, fmt=fmt, mode=mode, svg=Markup(svg))
+
+    body = Markup(boards.get_cache().get_or_compute(
+        key, ("generators_page", task, split, mode, rank_by), compute))
+    return render_template("public/generators.html", info=info, task=t, split=split, body=body)
+
+
 def _switchers(b: dict) -> dict:
     """The task and split switchers of a board page, and its slices grouped by axis."""
     info = boards.benchmark_info(lazy_session, b["benchmark"])
@@ -269,7 +317,8 @@ def _switchers(b: dict) -> dict:
         axes = "+".join(sorted(boards.parse_slice_key(sk)))
         groups.setdefault(axes, []).append(sk)
     return {"tasks": info["tasks"], "splits": info["splits"],
-            "slice_groups": sorted(groups.items())}
+            "slice_groups": sorted(groups.items()),
+            "generators": bool(info.get("generators"))}
 
 
 @bp.route("/favicon.ico")

@@ -7,8 +7,18 @@ from __future__ import annotations
 
 from itertools import islice
 
-from flask import Response, current_app, json, jsonify, request, stream_with_context, url_for
+from flask import (
+    Response,
+    current_app,
+    json,
+    jsonify,
+    redirect,
+    request,
+    stream_with_context,
+    url_for,
+)
 
+from leaderboard.server.boards import generators as gen_view
 from leaderboard.server.boards import service as boards
 from leaderboard.server.boards.intervals import TOP as INTERVAL_TOP
 from leaderboard.server.csvsafe import to_csv
@@ -18,7 +28,7 @@ from leaderboard.server.web.api.openapi import build_document
 from leaderboard.server.web.requests import board_args, lazy_session, page_args
 
 _PUBLIC_INFO = ("key", "title", "version", "tasks", "modalities", "splits", "metrics",
-                "private_revealed", "submissions_open")
+                "private_revealed", "submissions_open", "generators")
 
 
 def _public(info: dict) -> dict:
@@ -50,8 +60,13 @@ def get_benchmark(key: str):
 @bp.get("/boards/<key>/<task>/<split>")
 def board_json(key: str, task: str, split: str):
     """One page of a board. Query: modality, slice, mode (team|all), page, per_page, cursor
-    (the ``next_cursor`` of the page before: deep pages cost what the first one costs)."""
+    (the ``next_cursor`` of the page before: deep pages cost what the first one costs);
+    ``rank_by`` unseen|seen|gap redirects to the board's generators view ranked so."""
     args = board_args(key, task, split)
+    if request.args.get("rank_by") in ("unseen", "seen", "gap"):
+        # ranked by a generator score (issue 37): the generators view holds that ranking
+        return redirect(url_for("api.generators_json", key=key, task=task, split=split,
+                                mode=args["mode"], rank_by=request.args["rank_by"]))
     page, per_page = page_args()
     b = boards.board(lazy_session, **args, page=page, per_page=per_page,
                      cursor=request.args.get("cursor") or None)
@@ -64,6 +79,45 @@ def board_json(key: str, task: str, split: str):
     cache_key = ("board_json", task, split, args["modality"], b["slice_key"], args["mode"],
                  page, per_page)
     return _json(boards.get_cache().get_or_compute(key, cache_key, compute))
+
+
+def _generator_view(key: str, task: str, split: str) -> dict:
+    return gen_view.generator_view(lazy_session, benchmark_key=key, task=task, split=split,
+                                   mode=request.args.get("mode") or "team",
+                                   rank_by=request.args.get("rank_by") or "board")
+
+
+@bp.get("/boards/<key>/<task>/<split>/generators")
+def generators_json(key: str, task: str, split: str):
+    """Seen and unseen generators and the detectors x generators matrix of a board (issue 37):
+    per row its ``seen``, ``unseen`` and ``gap`` ({value, ci_low, ci_high, n}), ``unseen_rank``
+    and one cell per generator (``generators``, by date). Query: mode (team|all), rank_by
+    (board|unseen|seen|gap: the row order)."""
+    return jsonify(_generator_view(key, task, split))
+
+
+@bp.get("/boards/<key>/<task>/<split>/generators.csv")
+def generators_csv(key: str, task: str, split: str):
+    """The same numbers as CSV, one line per number: ``what`` is seen, unseen, gap or cell
+    (then ``generator`` names it). Query as the JSON."""
+    view = _generator_view(key, task, split)
+    dates = {g["key"]: g["date"] for g in view["generators"]}
+    lines = []
+    for r in view["rows"]:
+        head = [r["submission_id"], r["team"]["name"], r["method_name"], r["created_at"],
+                r["unseen_rank"]]
+        for what in ("seen", "unseen", "gap"):
+            s = r[what]
+            if s is not None:
+                lines.append(head + [what, "", "", "", s["value"], s["ci_low"], s["ci_high"],
+                                     "" if s["n"] is None else s["n"]])
+        for c in r["cells"]:
+            lines.append(head + ["cell", c["generator"], dates.get(c["generator"]) or "",
+                                 int(c["unseen"]), c["value"], c["ci_low"], c["ci_high"], c["n"]])
+    header = ["submission_id", "team", "method", "submitted_at", "unseen_rank", "what",
+              "generator", "generator_date", "unseen", "value", "ci_low", "ci_high", "n"]
+    return Response(to_csv(lines, header=header), mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="{key}-{task}-{split}-generators.csv"'})
 
 
 #: rows a CSV export reads per query (and writes per piece of the stream)

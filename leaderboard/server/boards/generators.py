@@ -1,0 +1,256 @@
+"""Seen and unseen generators, and the detectors x generators matrix of a task (issue 37).
+
+A benchmark's ``benchmark.yaml`` lists its generators with the date each became public
+(`leaderboard.core.packs.Generator`). For a submission, a generator is **unseen** when that date
+is after the day the submission was made (the submission's time: the harness does not record
+when a container image was built, so the image's own date is not used); a generator made public
+on or before that day is **seen**. A generator the items name but the table does not date is
+shown in the matrix (last) and counted as neither.
+
+Every number is the task's headline recomputed from the submission's stored per-item outcomes
+(`leaderboard.server.services.outcome_store`, which record each item's generator since issue
+37) on *the items of those generators plus every item with no generator* (the reals a detection
+metric needs; VCT²'s model then averages its subset x generator cells exactly as Tables 2-3 do).
+CIs are 95% percentile intervals of one bootstrap over the submission's items (the same
+resamples for its seen value, unseen value, gap and every cell, so the gap's interval is
+paired): for the item-mean models (every benchmark's headline but SynCred's) the Poisson
+bootstrap of the rank intervals, per cell of (stratum, generator, modality), so a row costs
+O(resamples x cells) whatever its items; otherwise a stratified bootstrap weighting every item. A value on fewer than `MIN_ITEMS` items (the paired comparison's minimum) is not shown.
+
+Computed when first read and cached with the board (cleared by `invalidate_boards` after every
+scoring), so a read never recomputes it.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+import numpy as np
+from sqlalchemy.orm import Session
+
+from leaderboard.core import paired
+from leaderboard.core.outcomes import Outcome, combine, evaluate
+from leaderboard.core.rank_intervals import N_RESAMPLES, SEED, stratified_weights, stratum_sums
+from leaderboard.server.boards import intervals
+from leaderboard.server.boards.board import board
+from leaderboard.server.boards.cache import get_cache
+from leaderboard.server.boards.meta import benchmark_info, task_of
+from leaderboard.server.errors import ServiceError
+from leaderboard.server.services import outcome_store
+
+log = logging.getLogger(__name__)
+
+#: fewer items than this in a cell or slice: no value shown (as `paired.MIN_ITEMS`)
+MIN_ITEMS = paired.MIN_ITEMS
+RANK_BY = ("board", "unseen", "seen", "gap")
+#: board rows (in board order) that get numbers: a cold view of a VCT²-sized board costs about
+#: 0.13 s per row (docs/performance.md), so a long board's tail shows none, as rank intervals do
+TOP_ROWS = 200
+#: resamples per chunk of the bootstrap (bounds the weight matrix, as rank intervals do)
+CHUNK = 50
+
+RULE = ("Seen and unseen generators: a generator is unseen by a submission when it became "
+        "public (the date in the benchmark's generators table) after the day the submission "
+        "was made; the submission's time is used, since the platform does not record when a "
+        "container image was built. Seen / unseen: the task's headline on the items of those "
+        "generators plus every real item; gap = seen - unseen. Intervals: 95% bootstrap over "
+        f"the submission's items ({N_RESAMPLES:,} resamples, the same for every number of a "
+        f"row). A value on fewer than {MIN_ITEMS} items is not shown. Only the board's first "
+        f"{TOP_ROWS} rows get these numbers.")
+
+
+def made_day(created_at: str) -> dt.date:
+    return dt.datetime.fromisoformat(created_at).date()
+
+
+def ordered_generators(info: dict, present: set[str]) -> list[dict]:
+    """The table's generators by date (then name), then undated ones the items name, by key."""
+    dated = sorted(info.get("generators", []), key=lambda g: (g["date"], g["name"], g["key"]))
+    keys = {g["key"] for g in dated}
+    undated = [{"key": k, "name": k, "modality": None, "date": None}
+               for k in sorted(present - keys)]
+    return dated + undated
+
+
+def _stat(point: float, draws: np.ndarray, n: int) -> dict:
+    """{value, ci_low, ci_high, n}; value None under `MIN_ITEMS` items or undefined."""
+    if n < MIN_ITEMS or not np.isfinite(point):
+        return {"value": None, "ci_low": None, "ci_high": None, "n": int(n)}
+    ok = draws[np.isfinite(draws)]
+    lo = hi = None
+    if len(ok) * 2 > len(draws):
+        lo, hi = (float(v) for v in np.percentile(ok, [2.5, 97.5]))
+    return {"value": float(point), "ci_low": lo, "ci_high": hi, "n": int(n)}
+
+
+def row_numbers(o: Outcome, generators: list[dict], made: dt.date, *,
+                n_resamples: int = N_RESAMPLES, seed: int = SEED) -> dict:
+    """One submission's cells (one per generator, in ``generators`` order), seen, unseen and
+    gap, from its outcome (module docstring). Pure: the tests compute the same by hand."""
+    masks: dict[str, np.ndarray | None] = {}
+    for g in generators:
+        masks[g["key"]] = o.generator_rows([g["key"]])
+    later = {g["key"] for g in generators
+             if g["date"] is not None and dt.date.fromisoformat(g["date"]) > made}
+    dated = [g for g in generators if g["date"] is not None and masks[g["key"]] is not None]
+    unseen_keys = [g["key"] for g in dated if g["key"] in later]
+    seen_keys = [g["key"] for g in dated if g["key"] not in later]
+    groups = {f"g:{k}": m for k, m in masks.items() if m is not None}
+    for name, keys in (("seen", seen_keys), ("unseen", unseen_keys)):
+        if keys:
+            groups[name] = o.generator_rows(keys)
+    rng = np.random.default_rng(seed)
+    fast = _linear_draws(o, groups, n_resamples, rng)
+    points, draws = fast if fast is not None else _weighted_draws(o, groups, n_resamples, rng)
+    stats = {name: _stat(points[name], draws[name], int(groups[name].sum())) for name in groups}
+    gap = None
+    if stats.get("seen", {}).get("value") is not None and \
+            stats.get("unseen", {}).get("value") is not None:
+        gap = _stat(points["seen"] - points["unseen"], draws["seen"] - draws["unseen"],
+                    min(stats["seen"]["n"], stats["unseen"]["n"]))
+        gap["n"] = None  # a difference of two slices: each slice says its own n
+    cells = []
+    for g in generators:
+        s = stats.get(f"g:{g['key']}")
+        cells.append({"generator": g["key"], "unseen": g["key"] in later,
+                      **(s or {"value": None, "ci_low": None, "ci_high": None, "n": 0})})
+    return {"cells": cells, "seen": stats.get("seen"), "unseen": stats.get("unseen"),
+            "gap": gap, "seen_generators": seen_keys, "unseen_generators": unseen_keys}
+
+
+def _cells(o: Outcome) -> np.ndarray | None:
+    """The bootstrap's cells: the outcome's strata refined by generator and modality (so every
+    group is a union of cells); for VCT²'s ``cells`` model the strata themselves, which must
+    then already separate generators and modalities (else None)."""
+    gen = o.generator.astype(np.int64) + 1
+    refined = (o.strata.astype(np.int64) << 24) | (gen << 8) | o.modality.astype(np.int64)
+    if o.model == "mean":
+        return refined
+    pairs = np.unique(np.stack([o.strata.astype(np.int64), refined]), axis=1)
+    return o.strata.astype(np.int64) if len(np.unique(pairs[0])) == pairs.shape[1] else None
+
+
+def _linear_draws(o: Outcome, groups: dict, n_resamples: int, rng) -> tuple | None:
+    """(points, draws) of each group for a model linear in per-cell sums (``mean``, ``cells``):
+    each cell's items Poisson-resampled once (`rank_intervals.stratum_sums`, as the board's
+    rank intervals do), every group's value combined from its cells' sums; None for another
+    model (SynCred's TPR at FPR, a threshold sweep) or cells that do not separate generators."""
+    if o.model not in ("mean", "cells"):
+        return None
+    cells = _cells(o)
+    if cells is None:
+        return None
+    X = o.x.astype(np.float32)[:, None]
+    sums, sizes, psums, psizes = {}, {}, {}, {}
+    for c in np.unique(cells).tolist():
+        rows = cells == c
+        sums[c], sizes[c] = stratum_sums(X[rows], n_resamples, rng, CHUNK)
+        psums[c] = X[rows].sum(axis=0, dtype=np.float64)[None, :]
+        psizes[c] = float(rows.sum())
+    points, draws = {}, {}
+    for name, mask in groups.items():
+        mine = np.unique(cells[mask]).tolist()
+        points[name] = float(combine(o, {c: psums[c] for c in mine},
+                                     {c: psizes[c] for c in mine})[0, 0])
+        draws[name] = combine(o, {c: sums[c] for c in mine}, {c: sizes[c] for c in mine})[:, 0]
+    return points, draws
+
+
+def _weighted_draws(o: Outcome, groups: dict, n_resamples: int, rng) -> tuple:
+    """(points, draws) of each group from one stratified bootstrap of the items, every item
+    weighted (any model; the cost grows with items x resamples x groups)."""
+    subs = {name: o.subset(m) for name, m in groups.items()}
+    points = {name: float(evaluate([sub], np.ones((1, len(sub)), dtype=np.float32))[0, 0])
+              for name, sub in subs.items()}
+    draws = {name: [] for name in groups}
+    for start in range(0, n_resamples, CHUNK):
+        w = stratified_weights(o.strata, min(CHUNK, n_resamples - start), rng)
+        for name, m in groups.items():
+            draws[name].append(evaluate([subs[name]], w[:, m])[:, 0])
+    return points, {name: np.concatenate(d) for name, d in draws.items()}
+
+
+def generator_view(session: Session, *, benchmark_key: str, task: str, split: str,
+                   mode: str = "team", rank_by: str = "board") -> dict:
+    """The seen/unseen columns and the matrix of one task board (cached with the board).
+
+    Rows are the board's (every row, board order), each with ``cells``, ``seen``, ``unseen``,
+    ``gap`` (each {value, ci_low, ci_high, n} or None) and ``unseen_rank`` (the row's rank by
+    its unseen value; None without one). ``rank_by`` "unseen" / "seen" / "gap" orders the rows
+    by that value (best first; a larger gap is worse), rows without it last. ``generators``:
+    the columns, by date. ServiceError names a bad ``rank_by``; NotFound a bad board."""
+    if rank_by not in RANK_BY:
+        raise ServiceError(f"rank_by must be one of {list(RANK_BY)}, got {rank_by!r}")
+    info = benchmark_info(session, benchmark_key)
+    t = task_of(info, task)
+    page = board(session, benchmark_key=benchmark_key, task=task, split=split, mode=mode,
+                 per_page=None)
+    key = ("generators", task, split, mode)
+    view = get_cache().get_or_compute(benchmark_key, key, lambda: _compute(info, t, split, page))
+    return _ranked(view, rank_by)
+
+
+def _compute(info: dict, task: dict, split: str, page: dict) -> dict:
+    metric = task["headline"]
+    hib = next((c["higher_is_better"] for c in page.get("columns", [])
+                if c["metric"] == metric), True)
+    found: dict[int, Outcome] = {}
+    directory = intervals.data_dir()
+    for r in page["rows"][:TOP_ROWS]:
+        if r.get("disqualified_reason"):
+            continue
+        o = outcome_store.read_one(directory, r["submission_id"], page["part"], task["key"])
+        if o is not None and o.metric == metric and o.complete and o.generator is not None:
+            found[r["submission_id"]] = o
+    present = {g for o in found.values() for g in o.generators}
+    # only the generators some row's items name: a dated one without items has no column
+    gens = [g for g in ordered_generators(info, present) if g["key"] in present]
+    rows = []
+    for r in page["rows"]:
+        o = found.get(r["submission_id"])
+        base = {"submission_id": r["submission_id"], "rank": r["rank"], "team": r["team"],
+                "method_name": r["method_name"], "created_at": r["created_at"],
+                "is_baseline": r["is_baseline"], "baseline_kind": r.get("baseline_kind"),
+                "headline": r["values"].get(metric, {}).get("value")}
+        if o is None:
+            rows.append({**base, "cells": [], "seen": None, "unseen": None, "gap": None,
+                         "seen_generators": [], "unseen_generators": []})
+            continue
+        try:
+            nums = row_numbers(o, gens, made_day(r["created_at"]))
+        except Exception:  # noqa: BLE001 - one bad outcome file must not cost the whole view
+            log.exception("generator view submission=%s", r["submission_id"])
+            nums = {"cells": [], "seen": None, "unseen": None, "gap": None,
+                    "seen_generators": [], "unseen_generators": []}
+        rows.append({**base, **nums})
+    return {"benchmark": info["key"], "task": task["key"], "split": split, "part": page["part"],
+            "metric": metric, "higher_is_better": hib, "generators": gens, "rows": rows,
+            "rule": RULE, "min_items": MIN_ITEMS,
+            "has_generators": bool(gens)}
+
+
+def _value(row: dict, what: str):
+    s = row.get(what)
+    return None if s is None else s.get("value")
+
+
+def _ranked(view: dict, rank_by: str) -> dict:
+    """A copy of ``view`` with ``unseen_rank`` per row and the rows in ``rank_by`` order."""
+    sign = 1 if view["higher_is_better"] else -1
+    rows = [dict(r) for r in view["rows"]]
+    by_unseen = sorted((r for r in rows if _value(r, "unseen") is not None),
+                       key=lambda r: -sign * _value(r, "unseen"))
+    rank, prev = 0, None
+    for i, r in enumerate(by_unseen, start=1):
+        v = _value(r, "unseen")
+        rank = rank if v == prev else i
+        r["unseen_rank"], prev = rank, v
+    for r in rows:
+        r.setdefault("unseen_rank", None)
+    if rank_by != "board":
+        # gap = seen - unseen: a smaller gap (in the metric's direction) is better
+        s = -sign if rank_by == "gap" else sign
+        have = [r for r in rows if _value(r, rank_by) is not None]
+        rest = [r for r in rows if _value(r, rank_by) is None]
+        rows = sorted(have, key=lambda r: -s * _value(r, rank_by)) + rest
+    return {**view, "rows": rows, "rank_by": rank_by}
