@@ -23,11 +23,11 @@ from tests.containers.conftest import run_worker
 from tests.harness.images.savetar import write_save_tar
 
 
-def _submit(client, token, path, *, split="dev", method="det", kind="container"):
+def _submit(client, token, path, *, split="dev", method="det", kind="container", challenge=""):
     """POST the upload; the body (over 500 kB, so spooled to a temporary file) is closed after."""
     builder = EnvironBuilder(path="/api/v1/submissions", method="POST", data={
         "benchmark": "syncred", "split": split, "method_name": method, "kind": kind,
-        "file": (io.BytesIO(path.read_bytes()), path.name)},
+        "challenge": challenge, "file": (io.BytesIO(path.read_bytes()), path.name)},
         headers={"Authorization": f"Bearer {token}"})
     environ = builder.get_environ()
     try:
@@ -141,7 +141,13 @@ def test_revoked_while_queued_in_a_phase_is_refused_refunded_and_told(app, clien
     the run before the image is loaded, with the date, the daily quota and the phase's cap
     unit given back, and a notice to the team."""
     from leaderboard.server.jobs.containers import run_container_submission
-    from leaderboard.server.models.challenges import Challenge, ChallengePhase, PhaseUsage
+    from leaderboard.server.models.challenges import (
+        Challenge,
+        ChallengeEntrant,
+        ChallengePhase,
+        PhaseDayUsage,
+        PhaseUsage,
+    )
     from leaderboard.server.models.notices import Notice
 
     token = auth.member(agreements=False)
@@ -150,16 +156,20 @@ def test_revoked_while_queued_in_a_phase_is_refused_refunded_and_told(app, clien
     admin = _admin(session)
     req = _grant(session, ada, admin, bench)
     now = utcnow()
-    session.add(Challenge(key="capped", benchmark_id=bench.id, title="Capped", phases=[
+    challenge = Challenge(key="capped", benchmark_id=bench.id, title="Capped", phases=[
         ChallengePhase(position=0, name="Test", split="test", part="private",
                        opens_at=now - timedelta(hours=1), closes_at=now + timedelta(hours=1),
-                       max_submissions=2)]))
+                       max_submissions=2)])
+    session.add(challenge)
+    session.flush()  # the team entered it: its phase binds the submissions made to it
+    session.add(ChallengeEntrant(challenge_id=challenge.id, team_id=ada.team_id))
     session.commit()
-    resp = _submit(client, token, tarballs["correct"], split="test", method="late")
+    resp = _submit(client, token, tarballs["correct"], split="test", method="late",
+                   challenge="capped")
     assert resp.status_code == 202, resp.json
     sid = resp.json["id"]
     assert session.scalar(select(PhaseUsage.count)) == 1
-    assert session.scalar(select(QuotaUsage.count)) == 1
+    assert session.scalar(select(PhaseDayUsage.count)) == 1
     decisions.revoke(session, admin, decisions.get_request(session, req.id), reason="terms breached")
     session.commit()
     session.refresh(req)
@@ -172,7 +182,7 @@ def test_revoked_while_queued_in_a_phase_is_refused_refunded_and_told(app, clien
     assert f"agreement revoked on {when}: terms breached" in sub.failure_reason
     assert not sub.counts_toward_quota
     assert session.scalar(select(PhaseUsage.count)) == 0
-    assert session.scalar(select(QuotaUsage.count)) == 0
+    assert session.scalar(select(PhaseDayUsage.count)) == 0
     assert session.scalar(select(func.count()).select_from(ContainerRun)
                           .where(ContainerRun.submission_id == sid)) == 0  # never loaded
     notice = session.scalar(select(Notice).where(Notice.subject == f"submission:{sid}"))
