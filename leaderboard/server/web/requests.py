@@ -7,11 +7,15 @@ it imports neither.
 """
 from __future__ import annotations
 
-from flask import g, request
+from flask import abort, current_app, g, request, url_for
 from flask_login import current_user
 
+from leaderboard.server.access import visibility
 from leaderboard.server.db import get_session
 from leaderboard.server.errors import ServiceError
+from leaderboard.server.models import Submission
+from leaderboard.server.services import downloads
+from leaderboard.server.services import error_analysis as analysis_service
 from leaderboard.server.services.tokens import user_for_token
 from leaderboard.server.web.inputs import int_param
 
@@ -102,3 +106,27 @@ def off_loop(fn):
     if not is_module_patched("threading"):
         return fn()
     return get_hub().threadpool.apply(fn)
+
+
+def error_analysis_for(user, submission_id: int, *, external: bool = False):
+    """The submission and its error analysis as ``user`` may see them (issue 38), for the page
+    and the API alike: 404 when there is no such submission, the refusals of
+    `access.visibility.check_error_analysis`, per-item rows and signed media links only where
+    the data-access gate grants them (``external``: absolute links, for the API)."""
+    session = get_session()
+    sub = session.get(Submission, submission_id)
+    if sub is None:
+        abort(404, description=f"no submission {submission_id}")
+    visibility.check_error_analysis(user, sub)
+    cfg = current_app.config
+    result = analysis_service.error_analysis(session, sub, data_dir=cfg["DATA_DIR"],
+                                             label_keys=cfg["LABEL_KEYS"], run=off_loop)
+    grants = visibility.error_detail_grants(session, user, sub)
+    key = sub.benchmark.key
+
+    def media_url(path: str) -> str:
+        token = downloads.make_token(user, downloads.Target("media", key, path=path),
+                                     secret_key=cfg["SECRET_KEY"])
+        return url_for("access.download", token=token, _external=external)
+
+    return sub, analysis_service.apply_grants(result, grants, media_url=media_url)
