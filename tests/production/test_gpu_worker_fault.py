@@ -58,8 +58,11 @@ def sleeper_tar(docker_client, tmp_path_factory):
 
 
 def _labelled(client, sid: int, deployment: str):
-    """The submission's containers (this deployment's: other runs may share the engine)."""
-    return client.containers.list(all=True, filters={
+    """The submission's containers (this deployment's: other runs may share the engine).
+    Sparse: the listing's own fields, not an inspection of each container, which fails with
+    NotFound when one is removed between the listing and its inspection (the harness removes
+    finished runs while the test polls)."""
+    return client.containers.list(all=True, sparse=True, filters={
         "label": [f"lb.submission={sid}", f"lb.deployment={deployment}"]})
 
 
