@@ -50,10 +50,12 @@ def history_svg(h: dict, *, title: str, width: int = 640, height: int = 300) -> 
                    'stroke="#eee"/>')
         out.append(f'<text x="{left - 4}" y="{py(v) + 4:.1f}" text-anchor="end">'
                    f"{esc(format_value(v, fmt))}</text>")
-    for at, anchor in ((min(pts, key=lambda s: s["at"])["at"], "start"),
-                       (max(pts, key=lambda s: s["at"])["at"], "end")):
+    first = min(pts, key=lambda s: s["at"])["at"]
+    last = max(pts, key=lambda s: s["at"])["at"]
+    cut = 10 if first[:10] != last[:10] else 16  # one day: say the times
+    for at, anchor in ((first, "start"), (last, "end")):
         out.append(f'<text x="{px(at):.1f}" y="{top + plot_h + 14}" text-anchor="{anchor}">'
-                   f"{esc(at[:10])}</text>")
+                   f'{esc(at[:cut].replace("T", " "))}</text>')
     col = h.get("column") or {}
     out.append(f'<text x="{left + plot_w / 2:.0f}" y="{top + plot_h + 30}" text-anchor="middle">'
                f"time (submitted) · {esc(col.get('title', h['primary']))} "
