@@ -103,8 +103,12 @@ def submission_ranks(session: Session, *, benchmark_key: str, task: str, split: 
                      submission_id: int) -> dict | None:
     """{"then", "of_then", "now", "of_now"} of one submission on a task's overall board (see
     the module docstring); None when it does not compete there."""
-    h = board_history(session, benchmark_key=benchmark_key, task=task, split=split)
-    return h["ranks"].get(str(submission_id))
+    # cached per submission too: a submission page then reads one small entry, not the
+    # whole board's ranks (one per ranked submission)
+    return get_cache().get_or_compute(
+        benchmark_key, ("history_rank", task, split, submission_id),
+        lambda: board_history(session, benchmark_key=benchmark_key, task=task,
+                              split=split)["ranks"].get(str(submission_id)))
 
 
 def history_csv_rows(h: dict):

@@ -59,6 +59,9 @@ def test_steps_teams_and_ranks_follow_the_submissions_order(boards_app, boards_s
         h2 = board_history(boards_session, benchmark_key="demo", task="detection",
                            split="test")
         assert [x["submission_id"] for x in h2["best"]] == [ids[1], ids[3]]
+        for k, want in ((8, None), (3, {"then": 1, "of_then": 3, "now": 1, "of_now": 4})):
+            assert submission_ranks(boards_session, benchmark_key="demo", task="detection",
+                                    split="test", submission_id=ids[k]) == want
 
 
 def test_api_equals_svg_points_and_csv(boards_client, boards_session, make):
