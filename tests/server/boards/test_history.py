@@ -87,6 +87,12 @@ def test_api_equals_svg_points_and_csv(boards_client, boards_session, make):
     assert 'id="history-link"' in board and "/history" in board
     assert boards_client.get("/api/v1/boards/demo/nope/test/history").status_code == 404
     assert boards_client.get("/benchmarks/demo/boards/detection/nope/history").status_code == 404
+    empty = boards_client.get("/api/v1/boards/demo/detection/test/history?modality=image")
+    assert empty.status_code == 200 and empty.get_json()["best"] == []
+    assert "No ranked submission" in boards_client.get(
+        "/benchmarks/demo/boards/detection/test/history?modality=image").get_data(as_text=True)
+    assert boards_client.get(
+        "/api/v1/boards/demo/detection/test/history?modality=audio").status_code == 400
     # a submission's page: its rank when made and now
     sub = boards_client.get(f"/submissions/{ids[4]}").get_data(as_text=True)
     assert re.search(r'id="history-ranks".*?#2 → #3.*?of 4\).*?of 5\)', sub, re.S)
