@@ -27,8 +27,10 @@ from sqlalchemy import func, select
 from leaderboard.judges.quality import load_summary
 from leaderboard.server.access.visibility import may_analyse
 from leaderboard.server.boards import generators as gen_view
+from leaderboard.server.boards import history as board_history
 from leaderboard.server.boards import reports
 from leaderboard.server.boards.generators_plot import matrix_svg
+from leaderboard.server.boards.history_plot import history_svg
 from leaderboard.server.boards import service as boards
 from leaderboard.server.boards.analyses import vai_vs_accuracy
 from leaderboard.server.boards.plots import format_value
@@ -309,6 +311,28 @@ def generators_page(key: str, task: str, split: str):
     return render_template("public/generators.html", info=info, task=t, split=split, body=body)
 
 
+@bp.route("/benchmarks/<key>/boards/<task>/<split>/history")
+def history_page(key: str, task: str, split: str):
+    """A board's best over time and each top team's best over time, as a step plot and a table
+    (issue 38; `leaderboard.server.boards.history`). Query: modality, slice (as the board)."""
+    args = board_args(key, task, split)
+    args.pop("mode")  # a history replays the "all submissions" board
+    h = board_history.board_history(lazy_session, **args)
+    info = boards.benchmark_info(lazy_session, key)
+    t = boards.task_of(info, task)
+
+    def compute():
+        col = h.get("column") or {}
+        svg = history_svg(h, title=f"{t.get('title') or task} ({split}): "
+                                   f"{col.get('title', h['primary'])} over time")
+        return render_template("public/_history.html", h=h, info=info, task=t, args=args,
+                               fmt=col.get("fmt", "num"), svg=Markup(svg))
+
+    body = Markup(boards.get_cache().get_or_compute(
+        key, ("history_page", task, split, args["modality"], h["slice_key"]), compute))
+    return render_template("public/history.html", info=info, task=t, split=split, body=body)
+
+
 def _switchers(b: dict) -> dict:
     """The task and split switchers of a board page, and its slices grouped by axis."""
     info = boards.benchmark_info(lazy_session, b["benchmark"])
@@ -385,7 +409,7 @@ def submission(submission_id: int):
     report = reports.submission_report(get_session(), sub, privileged=admin)
     return render_template("public/submission.html", sub=sub, report=report,
                            plots=[Markup(p["svg"]) for p in report["plots"]],
-                           placement=_placement(sub),
+                           placement=_placement(sub), history=_history_ranks(sub),
                            robustness=submission_section(get_session(), sub),
                            analysis_url=(url_for("analysis.submission_errors",
                                                  submission_id=sub.id)
@@ -410,6 +434,24 @@ def _placement(sub: Submission) -> list[dict]:
                                            split=sub.split, mode=None if mode == "team"
                                            else mode)})
                 break
+    return out
+
+
+def _history_ranks(sub: Submission) -> list[dict]:
+    """Per task: the submission's rank when it was made and now, among the competing
+    submissions of its board in "all submissions" mode (`leaderboard.server.boards.history`)."""
+    if sub.status != "scored" or sub.hidden or not sub.is_public:
+        return []
+    info = boards.benchmark_info(lazy_session, sub.benchmark.key)
+    out = []
+    for t in info["tasks"]:
+        r = board_history.submission_ranks(lazy_session, benchmark_key=info["key"],
+                                           task=t["key"], split=sub.split,
+                                           submission_id=sub.id)
+        if r is not None:
+            out.append({"task": t, **r,
+                        "url": url_for("public.history_page", key=info["key"], task=t["key"],
+                                       split=sub.split)})
     return out
 
 

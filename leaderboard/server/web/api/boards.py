@@ -19,6 +19,7 @@ from flask import (
 )
 
 from leaderboard.server.boards import generators as gen_view
+from leaderboard.server.boards import history as board_history
 from leaderboard.server.boards import service as boards
 from leaderboard.server.boards.intervals import TOP as INTERVAL_TOP
 from leaderboard.server.csvsafe import to_csv
@@ -118,6 +119,29 @@ def generators_csv(key: str, task: str, split: str):
               "generator", "generator_date", "unseen", "value", "ci_low", "ci_high", "n"]
     return Response(to_csv(lines, header=header), mimetype="text/csv", headers={
         "Content-Disposition": f'attachment; filename="{key}-{task}-{split}-generators.csv"'})
+
+
+def _history(key: str, task: str, split: str) -> dict:
+    args = board_args(key, task, split)
+    args.pop("mode")  # a history replays the "all submissions" board (boards/history.py)
+    h = board_history.board_history(lazy_session, **args)
+    return {k: v for k, v in h.items() if k != "ranks"}
+
+
+@bp.get("/boards/<key>/<task>/<split>/history")
+def history_json(key: str, task: str, split: str):
+    """A board's history (issue 38): ``best``, the board's best over time, and ``teams``, each
+    top team's best over time; every step is {at, submission_id, team, method_name, value} (the
+    points of the page's step plot). Query: modality, slice (as the board)."""
+    return jsonify(_history(key, task, split))
+
+
+@bp.get("/boards/<key>/<task>/<split>/history.csv")
+def history_csv(key: str, task: str, split: str):
+    """The same steps as CSV, one line per step (``series`` best or team)."""
+    rows = list(board_history.history_csv_rows(_history(key, task, split)))
+    return Response(to_csv(rows[1:], header=rows[0]), mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="{key}-{task}-{split}-history.csv"'})
 
 
 #: rows a CSV export reads per query (and writes per piece of the stream)
