@@ -54,10 +54,12 @@ class Tools:
         return self.filters or self.resorts(board)
 
     def sort_key(self, board: dict) -> tuple[str, str]:
-        """(metric, direction) the rows are shown in."""
+        """(metric, direction) the rows are shown in. A board with no columns yet (no rows)
+        takes any sort and shows nothing."""
         metric = self.sort or board["primary"]
-        col = _column(board, metric)
-        return metric, self.dir or _better_dir(col)
+        if not board["columns"]:
+            return metric, self.dir or "desc"
+        return metric, self.dir or _better_dir(_column(board, metric))
 
     def query(self) -> dict:
         """The non-default tools as query arguments (for links that keep them)."""
@@ -122,6 +124,8 @@ def _better_dir(col: dict) -> str:
 
 
 def _default_sort(board: dict) -> tuple[str, str]:
+    if not board["columns"]:
+        return board["primary"], "desc"
     return board["primary"], _better_dir(_column(board, board["primary"]))
 
 
@@ -153,7 +157,7 @@ def apply_tools(tools: Tools, board: dict, rows) -> list[dict]:
     rows keep their rank and rank interval (the board's)."""
     metric, direction = tools.sort_key(board)
     kept = [r for r in rows if keep(tools, r)]
-    if (metric, direction) == _default_sort(board):
+    if (metric, direction) == _default_sort(board) or not board["columns"]:
         return kept  # the board's own order (its ranking rule, tie-breaks included)
     col = _column(board, metric)
 

@@ -83,13 +83,12 @@ def tooled_board(args: dict, tools: board_tools.Tools, page: int, per_page: int 
     """One page of a board after its tools: the plain (cached, keyset) page when the tools
     change nothing; else the board's every-row read (cached with the board) filtered and
     sorted here, the rows keeping the board's ranks and rank intervals."""
-    if not tools.filters and tools.sort is None and tools.dir is None:
-        return _boards.board(lazy_session, **args, page=page, per_page=per_page, cursor=cursor)
-    from_cache = _boards.board(lazy_session, **args, page=1, per_page=None)
-    board_tools.check(tools, from_cache)
-    if not tools.active(from_cache):
-        return _boards.board(lazy_session, **args, page=page, per_page=per_page, cursor=cursor)
-    return board_tools.page_of_tools(tools, from_cache, page, per_page)
+    b = _boards.board(lazy_session, **args, page=page, per_page=per_page, cursor=cursor)
+    board_tools.check(tools, b)  # a 400 for a sort that is no column of this board
+    if not tools.active(b):
+        return b  # no filter, the board's own order: the plain page
+    every = _boards.board(lazy_session, **args, page=1, per_page=None)
+    return board_tools.page_of_tools(tools, every, page, per_page)
 
 
 def page_of(b: dict) -> dict:

@@ -125,3 +125,12 @@ def test_empty_result_says_so(boards_client, boards_session, make):
     rows, html = _html_rows(boards_client, "q=nobody-has-this")
     assert rows == [] and "No row of this board matches" in html
     assert _api(boards_client, "q=nobody-has-this")["rows"] == []
+
+
+def test_tools_on_an_empty_board(boards_client, boards_session, make):
+    make.benchmark()
+    boards_session.commit()
+    for query in ("q=x&sort=accuracy&dir=asc", "baselines=0&from=2026-01-01"):
+        assert boards_client.get(f"{URL}?{query}").status_code == 200
+        assert _api(boards_client, query)["rows"] == []
+        assert boards_client.get(f"{API}.csv?{query}").status_code == 200
