@@ -39,7 +39,15 @@ from leaderboard.server.models import Benchmark, Submission, Team, User
 from leaderboard.server.services import activity
 from leaderboard.server.web.admin_base import agreement_holders_for
 from leaderboard.server.web.participate import participation
-from leaderboard.server.web.requests import PER_PAGE, board_args, lazy_session, page_args, page_of
+from leaderboard.server.web.requests import (
+    PER_PAGE,
+    board_args,
+    lazy_session,
+    page_args,
+    page_of,
+    tools_args,
+    tooled_board,
+)
 from leaderboard.server.web.robustness import submission_section
 
 bp = Blueprint("public", __name__)
@@ -81,9 +89,10 @@ def shown_columns(b: dict, picked: list[str] | None = None) -> list[str]:
 
 def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = False,
                     b: dict | None = None, holders: dict | None = None,
-                    picked: list[str] | None = None) -> Markup:
+                    picked: list[str] | None = None, tools: dict | None = None) -> Markup:
     """The rendered table of one page of a board (cached with the board; not cached when
-    ``holders``, the admins' agreement marker, is given). ``picked``: the columns the reader
+    ``holders``, the admins' agreement marker, is given, nor when ``tools``, the board tools'
+    non-default query arguments, filter or re-sort it). ``picked``: the columns the reader
     chose (`shown_columns`)."""
     if b is None:
         b = boards.board(lazy_session, **args, page=page, per_page=per_page)
@@ -94,13 +103,14 @@ def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = Fal
                                    ("per_page", per_page if per_page != PER_PAGE else None),
                                    ("col", picked or None))
                  if v is not None}
+    link_args.update(tools or {})
 
     def compute():
         return render_template("public/_board.html", board=b, compact=compact,
                                link_args=link_args, shown=shown, gen=_seen_unseen(args, b, compact),
                                **page_of(b))
 
-    if holders is not None:
+    if holders is not None or b.get("filtered"):
         return Markup(render_template("public/_board.html", board=b, compact=compact,
                                       link_args=link_args, holders=holders, shown=shown,
                                       gen=_seen_unseen(args, b, compact), **page_of(b)))
@@ -264,20 +274,23 @@ def board_page(key: str, task: str, split: str):
         return redirect(url_for("public.generators_page", key=key, task=task, split=split,
                                 mode=args["mode"], rank_by=request.args["rank_by"]))
     page, per_page = page_args()
-    b = boards.board(lazy_session, **args, page=page, per_page=per_page,
-                     cursor=request.args.get("cursor") or None)
+    tools = tools_args()
+    b = tooled_board(args, tools, page, per_page, cursor=request.args.get("cursor") or None)
     page = b["page"]  # a cursor names its page: the same rows as that page by number
     holders = agreement_holders_for(b)  # admins only: which teams hold the agreement
     picked = [c for c in request.args.getlist("col") if c][:50] or None
     shown = shown_columns(b, picked)
+    sort, direction = tools.sort_key(b)
 
     def compute():
         return render_template("public/_board_page.html", board=b, args=args,
-                               switch=_switchers(b), shown=shown,
+                               switch=_switchers(b), shown=shown, tools=tools,
+                               sort=sort, direction=direction,
                                table=_board_fragment(args, page, per_page, b=b, holders=holders,
-                                                     picked=picked))
+                                                     picked=picked,
+                                                     tools=tools.query() if b.get("filtered") else None))
 
-    if holders is not None:
+    if holders is not None or b.get("filtered"):
         return render_template("public/board.html", board=b, body=Markup(compute()))
 
     key = ("board_page", task, split, args["modality"], args["slice_key"], args["mode"], page,
