@@ -127,7 +127,7 @@ def _rows_query(key):
                    Standing.submission_id, Submission.team_id, Team.name.label("team_name"),
                    Submission.method_name, Submission.created_at, Submission.is_baseline,
                    Submission.baseline_kind, Submission.selected,
-                   Submission.disqualified_reason)
+                   Submission.disqualified_reason, Submission.code_url)
             .join(Submission, Standing.submission_id == Submission.id)
             .outerjoin(Team, Submission.team_id == Team.id))
 
@@ -144,6 +144,7 @@ def _row_dict(r, columns, judge: str | None, rank: int | None) -> dict:
             "created_at": r.created_at.isoformat(), "is_baseline": r.is_baseline,
             "baseline_kind": r.baseline_kind, "selected": r.selected,
             "disqualified_reason": r.disqualified_reason, "values": values,
+            "code_url": r.code_url or "",
             "judges": {m: c[4] for m, c in cells.items() if c[4] is not None}}
 
 

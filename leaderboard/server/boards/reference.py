@@ -107,11 +107,12 @@ def _entries(session: Session, cells: dict, *, shown: str, pick: str,
         return []
     q = (select(Submission.id, Submission.team_id, Team.name, Submission.method_name,
                 Submission.created_at, Submission.is_baseline, Submission.baseline_kind,
-                Submission.selected, Submission.disqualified_reason)
+                Submission.selected, Submission.disqualified_reason, Submission.code_url)
          .outerjoin(Team, Submission.team_id == Team.id)
          .where(Submission.id.in_(list(cells))))
     out = []
-    for sid, team_id, team_name, method, created, is_base, base_kind, sel, dq in session.execute(q):
+    for sid, team_id, team_name, method, created, is_base, base_kind, sel, dq, code in \
+            session.execute(q):
         if dq and not include_dq:
             continue
         parts = cells[sid]
@@ -121,7 +122,8 @@ def _entries(session: Session, cells: dict, *, shown: str, pick: str,
         out.append(Entry(submission_id=sid, created_at=created, cells=parts[shown],
                          pick=parts.get(pick, {}), team_id=team_id, team_name=name,
                          method_name=method, is_baseline=is_base, baseline_kind=base_kind,
-                         selected=sel, disqualified_reason=dq))
+                         selected=sel, disqualified_reason=dq,
+                         extra={"code_url": code or ""}))
     return out
 
 
@@ -132,6 +134,7 @@ def _row_dict(row: standings.RankedRow, columns: list[Column]) -> dict:
             "created_at": e.created_at.isoformat(), "is_baseline": e.is_baseline,
             "baseline_kind": e.baseline_kind, "selected": e.selected,
             "disqualified_reason": e.disqualified_reason,
+            "code_url": e.extra.get("code_url", ""),
             "values": {c.metric: e.cells[c.metric].as_dict() if c.metric in e.cells
                        else Cell(None).as_dict() for c in columns}}
 

@@ -27,8 +27,10 @@ from sqlalchemy import func, select
 from leaderboard.judges.quality import load_summary
 from leaderboard.server.access.visibility import may_analyse
 from leaderboard.server.boards import generators as gen_view
+from leaderboard.server.boards import history as board_history
 from leaderboard.server.boards import reports
 from leaderboard.server.boards.generators_plot import matrix_svg
+from leaderboard.server.boards.history_plot import history_svg
 from leaderboard.server.boards import service as boards
 from leaderboard.server.boards.analyses import vai_vs_accuracy
 from leaderboard.server.boards.plots import format_value
@@ -37,7 +39,15 @@ from leaderboard.server.models import Benchmark, Submission, Team, User
 from leaderboard.server.services import activity
 from leaderboard.server.web.admin_base import agreement_holders_for
 from leaderboard.server.web.participate import participation
-from leaderboard.server.web.requests import PER_PAGE, board_args, lazy_session, page_args, page_of
+from leaderboard.server.web.requests import (
+    PER_PAGE,
+    board_args,
+    lazy_session,
+    page_args,
+    page_of,
+    tools_args,
+    tooled_board,
+)
 from leaderboard.server.web.robustness import submission_section
 
 bp = Blueprint("public", __name__)
@@ -79,9 +89,10 @@ def shown_columns(b: dict, picked: list[str] | None = None) -> list[str]:
 
 def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = False,
                     b: dict | None = None, holders: dict | None = None,
-                    picked: list[str] | None = None) -> Markup:
+                    picked: list[str] | None = None, tools: dict | None = None) -> Markup:
     """The rendered table of one page of a board (cached with the board; not cached when
-    ``holders``, the admins' agreement marker, is given). ``picked``: the columns the reader
+    ``holders``, the admins' agreement marker, is given, nor when ``tools``, the board tools'
+    non-default query arguments, filter or re-sort it). ``picked``: the columns the reader
     chose (`shown_columns`)."""
     if b is None:
         b = boards.board(lazy_session, **args, page=page, per_page=per_page)
@@ -92,13 +103,14 @@ def _board_fragment(args: dict, page: int, per_page: int, *, compact: bool = Fal
                                    ("per_page", per_page if per_page != PER_PAGE else None),
                                    ("col", picked or None))
                  if v is not None}
+    link_args.update(tools or {})
 
     def compute():
         return render_template("public/_board.html", board=b, compact=compact,
                                link_args=link_args, shown=shown, gen=_seen_unseen(args, b, compact),
                                **page_of(b))
 
-    if holders is not None:
+    if holders is not None or b.get("filtered"):
         return Markup(render_template("public/_board.html", board=b, compact=compact,
                                       link_args=link_args, holders=holders, shown=shown,
                                       gen=_seen_unseen(args, b, compact), **page_of(b)))
@@ -262,20 +274,23 @@ def board_page(key: str, task: str, split: str):
         return redirect(url_for("public.generators_page", key=key, task=task, split=split,
                                 mode=args["mode"], rank_by=request.args["rank_by"]))
     page, per_page = page_args()
-    b = boards.board(lazy_session, **args, page=page, per_page=per_page,
-                     cursor=request.args.get("cursor") or None)
+    tools = tools_args()
+    b = tooled_board(args, tools, page, per_page, cursor=request.args.get("cursor") or None)
     page = b["page"]  # a cursor names its page: the same rows as that page by number
     holders = agreement_holders_for(b)  # admins only: which teams hold the agreement
     picked = [c for c in request.args.getlist("col") if c][:50] or None
     shown = shown_columns(b, picked)
+    sort, direction = tools.sort_key(b)
 
     def compute():
         return render_template("public/_board_page.html", board=b, args=args,
-                               switch=_switchers(b), shown=shown,
+                               switch=_switchers(b), shown=shown, tools=tools,
+                               sort=sort, direction=direction,
                                table=_board_fragment(args, page, per_page, b=b, holders=holders,
-                                                     picked=picked))
+                                                     picked=picked,
+                                                     tools=tools.query() if b.get("filtered") else None))
 
-    if holders is not None:
+    if holders is not None or b.get("filtered"):
         return render_template("public/board.html", board=b, body=Markup(compute()))
 
     key = ("board_page", task, split, args["modality"], args["slice_key"], args["mode"], page,
@@ -307,6 +322,28 @@ def generators_page(key: str, task: str, split: str):
     body = Markup(boards.get_cache().get_or_compute(
         key, ("generators_page", task, split, mode, rank_by), compute))
     return render_template("public/generators.html", info=info, task=t, split=split, body=body)
+
+
+@bp.route("/benchmarks/<key>/boards/<task>/<split>/history")
+def history_page(key: str, task: str, split: str):
+    """A board's best over time and each top team's best over time, as a step plot and a table
+    (issue 38; `leaderboard.server.boards.history`). Query: modality, slice (as the board)."""
+    args = board_args(key, task, split)
+    args.pop("mode")  # a history replays the "all submissions" board
+    h = board_history.board_history(lazy_session, **args)
+    info = boards.benchmark_info(lazy_session, key)
+    t = boards.task_of(info, task)
+
+    def compute():
+        col = h.get("column") or {}
+        svg = history_svg(h, title=f"{t.get('title') or task} ({split}): "
+                                   f"{col.get('title', h['primary'])} over time")
+        return render_template("public/_history.html", h=h, info=info, task=t, args=args,
+                               fmt=col.get("fmt", "num"), svg=Markup(svg))
+
+    body = Markup(boards.get_cache().get_or_compute(
+        key, ("history_page", task, split, args["modality"], h["slice_key"]), compute))
+    return render_template("public/history.html", info=info, task=t, split=split, body=body)
 
 
 def _switchers(b: dict) -> dict:
@@ -385,7 +422,7 @@ def submission(submission_id: int):
     report = reports.submission_report(get_session(), sub, privileged=admin)
     return render_template("public/submission.html", sub=sub, report=report,
                            plots=[Markup(p["svg"]) for p in report["plots"]],
-                           placement=_placement(sub),
+                           placement=_placement(sub), history=_history_ranks(sub),
                            robustness=submission_section(get_session(), sub),
                            analysis_url=(url_for("analysis.submission_errors",
                                                  submission_id=sub.id)
@@ -410,6 +447,24 @@ def _placement(sub: Submission) -> list[dict]:
                                            split=sub.split, mode=None if mode == "team"
                                            else mode)})
                 break
+    return out
+
+
+def _history_ranks(sub: Submission) -> list[dict]:
+    """Per task: the submission's rank when it was made and now, among the competing
+    submissions of its board in "all submissions" mode (`leaderboard.server.boards.history`)."""
+    if sub.status != "scored" or sub.hidden or not sub.is_public:
+        return []
+    info = boards.benchmark_info(lazy_session, sub.benchmark.key)
+    out = []
+    for t in info["tasks"]:
+        r = board_history.submission_ranks(lazy_session, benchmark_key=info["key"],
+                                           task=t["key"], split=sub.split,
+                                           submission_id=sub.id)
+        if r is not None:
+            out.append({"task": t, **r,
+                        "url": url_for("public.history_page", key=info["key"], task=t["key"],
+                                       split=sub.split)})
     return out
 
 

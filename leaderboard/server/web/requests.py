@@ -11,6 +11,8 @@ from flask import abort, current_app, g, request, url_for
 from flask_login import current_user
 
 from leaderboard.server.access import visibility
+from leaderboard.server.boards import tools as board_tools
+from leaderboard.server.boards import service as _boards
 from leaderboard.server.db import get_session
 from leaderboard.server.errors import ServiceError
 from leaderboard.server.models import Submission
@@ -67,6 +69,26 @@ def board_args(key: str, task: str, split: str) -> dict:
             "modality": request.args.get("modality") or None,
             "slice_key": request.args.get("slice") or None,
             "mode": request.args.get("mode") or "team"}
+
+
+def tools_args() -> board_tools.Tools:
+    """The board tools a request asks for (q, baselines, code, from, to, sort, dir; issue 38),
+    read the same way by the board page, its JSON and its CSV; a bad value is a 400 naming
+    the parameter."""
+    return board_tools.parse_tools(request.args.get)
+
+
+def tooled_board(args: dict, tools: board_tools.Tools, page: int, per_page: int | None,
+                 cursor: str | None = None) -> dict:
+    """One page of a board after its tools: the plain (cached, keyset) page when the tools
+    change nothing; else the board's every-row read (cached with the board) filtered and
+    sorted here, the rows keeping the board's ranks and rank intervals."""
+    b = _boards.board(lazy_session, **args, page=page, per_page=per_page, cursor=cursor)
+    board_tools.check(tools, b)  # a 400 for a sort that is no column of this board
+    if not tools.active(b):
+        return b  # no filter, the board's own order: the plain page
+    every = _boards.board(lazy_session, **args, page=1, per_page=None)
+    return board_tools.page_of_tools(tools, every, page, per_page)
 
 
 def page_of(b: dict) -> dict:

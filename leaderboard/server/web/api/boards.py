@@ -19,13 +19,21 @@ from flask import (
 )
 
 from leaderboard.server.boards import generators as gen_view
+from leaderboard.server.boards import history as board_history
 from leaderboard.server.boards import service as boards
 from leaderboard.server.boards.intervals import TOP as INTERVAL_TOP
 from leaderboard.server.csvsafe import to_csv
 from leaderboard.server.errors import NotFound
 from leaderboard.server.web.api.base import bp
 from leaderboard.server.web.api.openapi import build_document
-from leaderboard.server.web.requests import board_args, lazy_session, page_args
+from leaderboard.server.boards.tools import apply_tools, keep
+from leaderboard.server.web.requests import (
+    board_args,
+    lazy_session,
+    page_args,
+    tooled_board,
+    tools_args,
+)
 
 _PUBLIC_INFO = ("key", "title", "version", "tasks", "modalities", "splits", "metrics",
                 "private_revealed", "submissions_open", "generators")
@@ -61,20 +69,26 @@ def get_benchmark(key: str):
 def board_json(key: str, task: str, split: str):
     """One page of a board. Query: modality, slice, mode (team|all), page, per_page, cursor
     (the ``next_cursor`` of the page before: deep pages cost what the first one costs);
-    ``rank_by`` unseen|seen|gap redirects to the board's generators view ranked so."""
+    ``rank_by`` unseen|seen|gap redirects to the board's generators view ranked so. Board
+    tools (issue 38), the page's names: q, baselines (0|1), code (0|1), from, to
+    (YYYY-MM-DD), sort (a metric), dir (asc|desc); filtered rows keep the board's ranks
+    (``filtered`` true, ``board_total`` the board's row count)."""
     args = board_args(key, task, split)
     if request.args.get("rank_by") in ("unseen", "seen", "gap"):
         # ranked by a generator score (issue 37): the generators view holds that ranking
         return redirect(url_for("api.generators_json", key=key, task=task, split=split,
                                 mode=args["mode"], rank_by=request.args["rank_by"]))
     page, per_page = page_args()
-    b = boards.board(lazy_session, **args, page=page, per_page=per_page,
-                     cursor=request.args.get("cursor") or None)
+    tools = tools_args()
+    b = tooled_board(args, tools, page, per_page, cursor=request.args.get("cursor") or None)
     page = b["page"]  # a cursor names its page: the same rows as that page by number
 
     def compute() -> str:
         body = {k: v for k, v in b.items() if k not in ("ranked", "baselines")}
         return json.dumps(body)
+
+    if b.get("filtered"):  # filtered from the cached every-row read; not cached itself
+        return _json(compute())
 
     cache_key = ("board_json", task, split, args["modality"], b["slice_key"], args["mode"],
                  page, per_page)
@@ -120,21 +134,49 @@ def generators_csv(key: str, task: str, split: str):
         "Content-Disposition": f'attachment; filename="{key}-{task}-{split}-generators.csv"'})
 
 
+def _history(key: str, task: str, split: str) -> dict:
+    args = board_args(key, task, split)
+    args.pop("mode")  # a history replays the "all submissions" board (boards/history.py)
+    h = board_history.board_history(lazy_session, **args)
+    return {k: v for k, v in h.items() if k != "ranks"}
+
+
+@bp.get("/boards/<key>/<task>/<split>/history")
+def history_json(key: str, task: str, split: str):
+    """A board's history (issue 38): ``best``, the board's best over time, and ``teams``, each
+    top team's best over time; every step is {at, submission_id, team, method_name, value} (the
+    points of the page's step plot). Query: modality, slice (as the board)."""
+    return jsonify(_history(key, task, split))
+
+
+@bp.get("/boards/<key>/<task>/<split>/history.csv")
+def history_csv(key: str, task: str, split: str):
+    """The same steps as CSV, one line per step (``series`` best or team)."""
+    rows = list(board_history.history_csv_rows(_history(key, task, split)))
+    return Response(to_csv(rows[1:], header=rows[0]), mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="{key}-{task}-{split}-history.csv"'})
+
+
 #: rows a CSV export reads per query (and writes per piece of the stream)
 CSV_CHUNK = 1000
 
 
 @bp.get("/boards/<key>/<task>/<split>.csv")
 def board_csv(key: str, task: str, split: str):
-    """The whole board as CSV (formula-safe cells). Query: modality, slice, mode.
+    """The whole board as CSV (formula-safe cells). Query: modality, slice, mode, and the
+    board tools as for the JSON (q, baselines, code, from, to, sort, dir; ranks stay the
+    board's).
 
-    Streamed in keyset chunks from the standings: a large board is never held in memory."""
+    Streamed in keyset chunks from the standings: a large board is never held in memory
+    (unless re-sorted by another column: then its rows are sorted in memory)."""
     args = board_args(key, task, split)
+    tools = tools_args()
     # validates the arguments; its columns head the CSV, and the rank intervals, which only the
     # top rows have, all come with the board's first page
     top = boards.board(lazy_session, **args, page=1,
                        per_page=min(boards.MAX_PER_PAGE, 2 * INTERVAL_TOP))
     cols = top["columns"]
+    tools.sort_key(top)  # 400 for a sort that is no column of this board
     header = ["rank", "team", "method", "submission_id", "baseline", "disqualified",
               "submitted_at"]
     for c in cols:
@@ -156,6 +198,10 @@ def board_csv(key: str, task: str, split: str):
                        int(iv["tied_first"])] if iv else ["", "", ""])
 
     rows = boards.board_rows(lazy_session, **args, chunk=CSV_CHUNK)
+    if tools.resorts(top):
+        rows = iter(apply_tools(tools, top, rows))
+    elif tools.filters:
+        rows = (r for r in rows if keep(tools, r))  # filters only: still streamed
     name = "-".join(filter(None, [key, task, split, args["modality"], args["mode"]]))
     return _csv_response(rows, line, header, name)
 

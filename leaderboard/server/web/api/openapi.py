@@ -40,6 +40,23 @@ _BOARD_QUERY = [
      "description": "slice key, e.g. 'subset=COCO_AI' (axis=value;axis=value)"},
     {"name": "mode", "in": "query", "schema": {"enum": ["team", "all"], "default": "team"},
      "description": "one row per team (selected or best submission) or every submission"}]
+#: the board tools (issue 38): the board page takes the same names
+_TOOLS = [
+    {"name": "q", "in": "query", "schema": {"type": "string", "maxLength": 200},
+     "description": "team or method name contains this (case-insensitive)"},
+    {"name": "baselines", "in": "query", "schema": {"enum": ["0", "1"], "default": "1"},
+     "description": "0: hide the baseline rows"},
+    {"name": "code", "in": "query", "schema": {"enum": ["0", "1"], "default": "0"},
+     "description": "1: only submissions that give a code link"},
+    {"name": "from", "in": "query", "schema": {"type": "string", "format": "date"},
+     "description": "submitted on or after this date (YYYY-MM-DD, UTC)"},
+    {"name": "to", "in": "query", "schema": {"type": "string", "format": "date"},
+     "description": "submitted on or before this date (YYYY-MM-DD, UTC)"},
+    {"name": "sort", "in": "query", "schema": {"type": "string"},
+     "description": "a metric column of the board (default: its primary)"},
+    {"name": "dir", "in": "query", "schema": {"enum": ["asc", "desc"]},
+     "description": "default: the metric's better direction. Filtered or re-sorted rows keep "
+                    "the board's ranks and rank intervals"}]
 _PAGING = [
     {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "default": 1}},
     {"name": "per_page", "in": "query",
@@ -61,7 +78,7 @@ OPERATIONS: dict[tuple[str, str], dict] = {
         "description": "Rows are ranked by the task's headline metric, then its secondary "
                        "metrics, then the earliest submission; n/a ranks last. On the test "
                        "split the public part is shown until the private part is revealed.",
-        "parameters": _BOARD_QUERY + _PAGING + [
+        "parameters": _BOARD_QUERY + _TOOLS + _PAGING + [
             {"name": "cursor", "in": "query", "schema": {"type": "string"},
              "description": "the next_cursor of the page before: the next page without an "
                             "offset (a cursor older than the board's last change reads the "
@@ -69,7 +86,7 @@ OPERATIONS: dict[tuple[str, str], dict] = {
         "responses": {"200": _json(_ref("Board")), **_ERRORS}},
     ("api.board_csv", "GET"): {
         "summary": "A whole board as CSV (formula-safe cells)", "tags": ["boards"],
-        "parameters": _BOARD_QUERY,
+        "parameters": _BOARD_QUERY + _TOOLS,
         "responses": {"200": {"description": "CSV, one row per board row",
                               "content": {"text/csv": {"schema": {"type": "string"}}}},
                       **_ERRORS}},
