@@ -8,7 +8,7 @@ views only read. The JSON API mirrors them under ``/api/v1/challenges`` (`web/ap
 """
 from __future__ import annotations
 
-from flask import Blueprint, Response, flash, json, jsonify, redirect, render_template, url_for
+from flask import Blueprint, Response, flash, json, redirect, render_template, url_for
 from flask_login import current_user, login_required
 
 from leaderboard.server.access import audit

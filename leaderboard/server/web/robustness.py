@@ -15,11 +15,10 @@ from flask_login import current_user
 from markupsafe import Markup
 
 from leaderboard.server.access.gate import can_access
-from leaderboard.server.access.visibility import can_see_submission
 from leaderboard.server.boards import robustness as rboards
 from leaderboard.server.boards.robustness_plot import severity_svg
 from leaderboard.server.db import get_session
-from leaderboard.server.errors import NotFound, ServiceError
+from leaderboard.server.errors import ServiceError
 from leaderboard.server.jobs.robustness import enqueue_build
 from leaderboard.server.models import Submission
 from leaderboard.server.services import robustness as svc

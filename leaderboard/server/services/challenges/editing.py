@@ -22,7 +22,7 @@ from leaderboard.core.errors import ProblemList
 from leaderboard.core.packs import HELD_OUT_SPLITS
 from leaderboard.server.access import audit
 from leaderboard.server.access.admins import require_admin
-from leaderboard.server.errors import Forbidden, ServiceError
+from leaderboard.server.errors import ServiceError
 from leaderboard.server.models import Benchmark, User, utcnow
 from leaderboard.server.models.challenges import PHASE_PARTS, Challenge, ChallengePhase
 from leaderboard.server.numbers import ascii_int
