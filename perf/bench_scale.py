@@ -2,6 +2,10 @@
 
     .venv/bin/python perf/bench_scale.py --submissions 50000 \\
         --redis-url redis://127.0.0.1:6402/5 [--duration 8] [--keep]
+    # load once, then run against copies of it
+    .venv/bin/python perf/bench_scale.py --submissions 500000 --load-only lb_scale_500k \\
+        --redis-url redis://127.0.0.1:6402/5
+    .venv/bin/python perf/bench_scale.py --from-template lb_scale_500k --redis-url ...
 
 Creates its own PostgreSQL database (``lb_bench_scale_<random>``, dropped at the end unless
 ``--keep``), builds the schema with ``alembic upgrade head``, and bulk-loads (COPY) five
@@ -208,21 +212,39 @@ def main(argv=None) -> int:
     ap.add_argument("--redis-url", required=True)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep", action="store_true", help="keep the database")
+    ap.add_argument("--load-only", metavar="NAME",
+                    help="only load (COPY + rebuild) into database NAME and keep it: a template "
+                         "for --from-template")
+    ap.add_argument("--from-template", metavar="NAME",
+                    help="copy the loaded database NAME (CREATE DATABASE ... TEMPLATE) instead of "
+                         "loading: a 500,000 load takes minutes, a copy seconds")
     args = ap.parse_args(argv)
     import redis
     from sqlalchemy import create_engine, text
 
-    name = f"lb_bench_scale_boards_{uuid.uuid4().hex[:8]}"
+    name = args.load_only or f"lb_bench_scale_boards_{uuid.uuid4().hex[:8]}"
     admin = create_engine(PG + "postgres", isolation_level="AUTOCOMMIT")
     with admin.connect() as c:
-        c.execute(text(f'CREATE DATABASE "{name}"'))
+        if args.from_template:
+            t = time.perf_counter()
+            c.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{args.from_template}"'))
+            out(setup="copy", template=args.from_template, s=round(time.perf_counter() - t, 1))
+        else:
+            c.execute(text(f'CREATE DATABASE "{name}"'))
     url = PG + name
+    if args.load_only:
+        out(setup="load", submissions=args.submissions, database=name,
+            **load(url, args.submissions, args.seed))
+        admin.dispose()
+        return 0
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="bench-scale-"))
     r = redis.Redis.from_url(args.redis_url)
     r.flushdb()
     proc = None
     try:
-        out(setup="load", submissions=args.submissions, **load(url, args.submissions, args.seed))
+        if not args.from_template:
+            out(setup="load", submissions=args.submissions,
+                **load(url, args.submissions, args.seed))
         port = free_port()
         env = {**os.environ, "DATABASE_URL": url, "DATA_DIR": str(tmp / "data"),
                "SECRET_KEY": "bench", "COOKIE_SECURE": "0", "REDIS_URL": args.redis_url,
