@@ -175,9 +175,14 @@ def full_size_vct2(out: Path) -> Path:
 
     pack = generate(out, scale="large", seed=0)
     splits = pack / "splits"
-    for name in ("items.jsonl", "labels.jsonl"):
-        merged = (splits / "dev" / name).read_bytes() + (splits / "test" / name).read_bytes()
-        (splits / "test" / name).write_bytes(merged)
+    dev_labels = []
+    for n, line in enumerate((splits / "dev" / "labels.jsonl").read_text().splitlines()):
+        row = json.loads(line)
+        row["part"] = ("public", "private")[n % 2]  # a held-out row names its part
+        dev_labels.append(json.dumps(row) + "\n")
+    for name, dev in (("items.jsonl", (splits / "dev" / "items.jsonl").read_text()),
+                      ("labels.jsonl", "".join(dev_labels))):
+        (splits / "test" / name).write_text(dev + (splits / "test" / name).read_text())
     return pack
 
 
@@ -249,7 +254,8 @@ def start_processes(be: Backend, tmp: Path) -> None:
     if be.mode == "services":
         cmds += [(f"worker{i}", [py, "-m", "leaderboard", "worker", "--queues", "scoring"])
                  for i in (1, 2)]
-    env = {**be.env, "WEB_WORKERS": "2"}
+    # two web processes beside the services; the embedded install runs one (SQLite, inline)
+    env = {**be.env, "WEB_WORKERS": "2" if be.mode == "services" else "1"}
     for name, cmd in cmds:
         log = open(tmp / f"{name}.log", "wb")  # noqa: SIM115 - closed in stop_processes
         be.logs.append(log)
@@ -269,9 +275,11 @@ def start_processes(be: Backend, tmp: Path) -> None:
 
 
 def stop_processes(be: Backend) -> None:
-    for p in be.procs:
+    """gunicorn quits at once (SIGQUIT: its graceful stop waits out idle keep-alive
+    connections); the workers stop warm (SIGTERM), idle by now."""
+    for n, p in enumerate(be.procs):
         if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
+            p.send_signal(signal.SIGQUIT if n == 0 else signal.SIGTERM)
     for p in be.procs:
         try:
             p.wait(timeout=30)
@@ -427,7 +435,7 @@ def reader_loop(base: str, urls: list[str], rps: float, stop: threading.Event,
 
 def board_poller(base: str, boards: list[str], stop: threading.Event, rec: Recorder) -> None:
     """Pages through each board (``mode=all``, 500 a page, by cursor) and notes the first time
-    each submission appears; a round every 0.2 s."""
+    each submission appears; a round every 0.5 s (itself a board reader: kept light)."""
     http = _session()
     while not stop.is_set():
         for board in boards:
@@ -449,7 +457,7 @@ def board_poller(base: str, boards: list[str], stop: threading.Event, rec: Recor
                 if not cursor:
                     break
         rec.poll_rounds += 1
-        stop.wait(0.2)
+        stop.wait(0.5)
 
 
 def sampler(db_url: str, redis_url: str | None, stop: threading.Event, rec: Recorder,
@@ -496,6 +504,27 @@ def pct(values: list[float], q: float) -> float | None:
     return s[min(len(s) - 1, max(0, math.ceil(q / 100 * len(s)) - 1))]
 
 
+@dataclass
+class _Row:
+    """A submission row as the checks read it (SQLite hands back text for times)."""
+
+    id: int
+    status: str
+    failure_reason: str | None
+    team_id: int | None
+    phase_id: int | None
+    counts_toward_quota: bool
+    created_at: datetime | str | None
+    started_at: datetime | str | None
+    finished_at: datetime | str | None
+
+    def __post_init__(self):
+        for name in ("created_at", "started_at", "finished_at"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                setattr(self, name, datetime.fromisoformat(value))
+
+
 def check_database(db_url: str, accepted: list[Upload], cap: int) -> dict:
     """Lost, double-counted and over-cap submissions, read from the database."""
     from sqlalchemy import create_engine, text
@@ -503,7 +532,7 @@ def check_database(db_url: str, accepted: list[Upload], cap: int) -> dict:
     eng = create_engine(db_url)
     ids = [u.sid for u in accepted]
     with eng.connect() as c:
-        rows = {r.id: r for r in c.execute(text(
+        rows = {r.id: _Row(*r) for r in c.execute(text(
             "select id, status, failure_reason, team_id, phase_id, counts_toward_quota, "
             "created_at, started_at, finished_at from submission where is_baseline = false"))}
         usage = {(t, p): n for t, p, n in c.execute(text(
@@ -643,6 +672,9 @@ def run(plan: Plan, *, mode: str = "auto", plot_path: Path | None = None,
         reads = [f"/challenges/{CHALLENGE}", f"/challenges/{CHALLENGE}/phases/0",
                  f"/api/v1/challenges/{CHALLENGE}/phases/0",
                  f"/benchmarks/{DEMO}/boards/{task}/{SPLIT}", f"/api/v1/boards/{DEMO}/{task}/{SPLIT}"]
+        warm = _session()
+        for url in reads * 3:  # each web process compiles its templates and fills caches
+            warm.get(be.base + url, timeout=60)
         t0 = time.perf_counter()
         threads = [
             threading.Thread(target=sampler, args=(db_url, redis_url if rconn else None,
