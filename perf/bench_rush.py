@@ -595,19 +595,43 @@ def plot(samples: list[dict], window_s: float, path: Path) -> str:
 
 
 def _svg(t: list[float], series: dict, window_s: float) -> str:
-    w, h, pad = 800, 300, 40
+    """The plot by hand: axes with ticks, one polyline per series, a legend."""
+    w, h, left, right, top, bottom = 820, 320, 50, 20, 20, 45
     tmax = max(t + [window_s, 1])
     ymax = max([max(v, default=0) for v in series.values()] + [1])
+
+    def x(v):
+        return left + v / tmax * (w - left - right)
+
+    def y(v):
+        return h - bottom - v / ymax * (h - top - bottom)
+
     colours = ["#1f77b4", "#ff7f0e", "#2ca02c"]
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}">',
-             f'<rect width="{w}" height="{h}" fill="white"/>',
-             f'<text x="{pad}" y="15" font-size="11">queue depth (max {ymax})</text>']
-    for (name, ys), col in zip(series.items(), colours):
-        pts = " ".join(f"{pad + x / tmax * (w - 2 * pad):.1f},"
-                       f"{h - pad - y / ymax * (h - 2 * pad):.1f}" for x, y in zip(t, ys))
-        parts.append(f'<polyline fill="none" stroke="{col}" points="{pts}"/>')
-    parts.append("</svg>")
-    return "\n".join(parts)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+           'font-family="sans-serif" font-size="11">',
+           f'<rect width="{w}" height="{h}" fill="white"/>',
+           f'<line x1="{left}" y1="{y(0)}" x2="{w - right}" y2="{y(0)}" stroke="black"/>',
+           f'<line x1="{left}" y1="{y(0)}" x2="{left}" y2="{top}" stroke="black"/>']
+    step = max(1, round(tmax / 10 / 30) * 30) if tmax > 60 else 10
+    for k in range(0, int(tmax) + 1, step):
+        out.append(f'<text x="{x(k):.1f}" y="{h - bottom + 15}" text-anchor="middle">{k}</text>')
+    ystep = max(1, math.ceil(ymax / 5))
+    for k in range(0, ymax + 1, ystep):
+        out.append(f'<text x="{left - 5}" y="{y(k) + 4:.1f}" text-anchor="end">{k}</text>')
+        out.append(f'<line x1="{left}" y1="{y(k):.1f}" x2="{w - right}" y2="{y(k):.1f}" '
+                   'stroke="#ddd"/>')
+    out.append(f'<line x1="{x(window_s):.1f}" y1="{top}" x2="{x(window_s):.1f}" y2="{y(0)}" '
+               'stroke="grey" stroke-dasharray="3,3"/>')
+    out.append(f'<text x="{(left + w - right) / 2}" y="{h - 8}" text-anchor="middle">seconds '
+               'since the rush began (dashed: the last upload due)</text>')
+    for n, ((name, ys), col) in enumerate(zip(series.items(), colours)):
+        pts = " ".join(f"{x(a):.1f},{y(b):.1f}" for a, b in zip(t, ys))
+        out.append(f'<polyline fill="none" stroke="{col}" stroke-width="1.2" points="{pts}"/>')
+        out.append(f'<line x1="{left + 10}" y1="{top + 8 + 14 * n}" x2="{left + 30}" '
+                   f'y2="{top + 8 + 14 * n}" stroke="{col}" stroke-width="2"/>')
+        out.append(f'<text x="{left + 35}" y="{top + 12 + 14 * n}">{name}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
 
 
 # ---------------------------------------------------------------- the run
@@ -780,6 +804,8 @@ def report(plan, mode, be, uploads, accepted, rec, tokens, rush_s, drain_s, plot
     upload_answer = [u.answered - u.sent for u in uploads if u.answered]
     depth = [s.get("queue", s["waiting"]) for s in rec.samples]
     plot_file = plot(rec.samples, plan.window_s, plot_path) if plot_path else None
+    if plot_path:  # the samples beside the plot, to redraw it
+        plot_path.with_suffix(".samples.json").write_text(json.dumps(rec.samples) + "\n")
     parts = {
         "refusals": {"by_reason": refused_by, "messages": messages},
         "visibility": {"demo_p50_s": _r(pct(vis, 50), 3), "demo_p95_s": _r(pct(vis, 95), 3),
