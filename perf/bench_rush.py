@@ -29,7 +29,7 @@ them carry one malformed line, which validation refuses with its message. ``--bu
 teams instead fire ``--burst-size`` uploads at the same instant (the cap race and the rate
 limit, ``--rate-limit``). ``--vct2`` teams each upload one full-size VCT² file (not to the
 challenge). Beside them: a reader loop at ``--reader-rps`` (open loop, latency counted from
-the intended send time) over the challenge page, the phase board (HTML and JSON) and the
+the intended send time; run alone for ``--quiet-s`` first, for the board's p99 without the rush) over the challenge page, the phase board (HTML and JSON) and the
 benchmark board (HTML and JSON); a poller that pages through the board (``mode=all``) and notes
 when each submission first appears; a sampler that records the queue depth (Redis) and the
 rows waiting or being scored (database) each second.
@@ -91,11 +91,13 @@ class Plan:
     reader_rps: float = 10.0
     rate_limit: str = "10 per minute"
     drain_s: float = 300.0
+    quiet_s: float = 20.0  # the reader loop alone first: the board's p99 without the rush
     seed: int = 0
 
 
 FULL = Plan(teams=200, uploads=2000, window_s=600.0, vct2=20)
-SMALL = Plan(teams=20, uploads=200, window_s=60.0, vct2=0, burst_teams=2, drain_s=120.0)
+SMALL = Plan(teams=20, uploads=200, window_s=60.0, vct2=0, burst_teams=2, drain_s=120.0,
+             quiet_s=10.0)
 
 
 @dataclass
@@ -359,6 +361,7 @@ class Recorder:
         self.samples: list[dict] = []
         self.seen: dict[int, float] = {}  # submission id -> first seen on a board
         self.poll_rounds = 0
+        self.quiet: list[tuple[str, int, float]] = []  # the reads before the rush
 
 
 def _session(token: str | None = None) -> requests.Session:
@@ -688,7 +691,6 @@ def run(plan: Plan, *, mode: str = "auto", plot_path: Path | None = None,
                          "database": db_url.split("://")[0], "uploads": len(uploads),
                          "logs": str(tmp)}), flush=True)
 
-        rec = Recorder()
         stop_load, stop_watch = threading.Event(), threading.Event()
         boards = [f"/api/v1/boards/{DEMO}/{task}/{SPLIT}"]
         if plan.vct2:
@@ -699,6 +701,15 @@ def run(plan: Plan, *, mode: str = "auto", plot_path: Path | None = None,
         warm = _session()
         for url in reads * 3:  # each web process compiles its templates and fills caches
             warm.get(be.base + url, timeout=60)
+        quiet, stop_quiet = Recorder(), threading.Event()
+        th = threading.Thread(target=reader_loop, args=(be.base, reads, plan.reader_rps,
+                                                        stop_quiet, quiet), daemon=True)
+        th.start()
+        time.sleep(plan.quiet_s)
+        stop_quiet.set()
+        th.join(timeout=60)
+        rec = Recorder()
+        rec.quiet = quiet.reads
         t0 = time.perf_counter()
         threads = [
             threading.Thread(target=sampler, args=(db_url, redis_url if rconn else None,
@@ -795,6 +806,7 @@ def report(plan, mode, be, uploads, accepted, rec, tokens, rush_s, drain_s, plot
     jobs_span = (finished[-1] - created[0]).total_seconds() if finished else 0
     per_sec = collections.Counter(f.replace(microsecond=0) for f in finished)
     lat = [x[2] * 1000 for x in rec.reads]
+    quiet = [x[2] * 1000 for x in rec.quiet]
     reads_500 = sum(1 for x in rec.reads if x[1] >= 500 or x[1] == 0)
     uploads_500 = sum(1 for u in uploads if (u.status or 0) >= 500 or u.status == 0)
     by_url = {}
@@ -823,7 +835,9 @@ def report(plan, mode, be, uploads, accepted, rec, tokens, rush_s, drain_s, plot
                     "queue_depth_p50": _r(pct(depth, 50)), "samples": len(rec.samples),
                     "plot": plot_file},
         "board": {"reads": len(lat), "p50_ms": _r(pct(lat, 50)), "p99_ms": _r(pct(lat, 99)),
-                  "max_ms": _r(max(lat, default=None)), "errors": reads_500, "by_url": by_url},
+                  "max_ms": _r(max(lat, default=None)), "errors": reads_500, "by_url": by_url,
+                  "quiet_reads": len(quiet), "quiet_p50_ms": _r(pct(quiet, 50)),
+                  "quiet_p99_ms": _r(pct(quiet, 99))},
         "uploads": {"answer_p50_s": _r(pct(upload_answer, 50), 3),
                     "answer_p99_s": _r(pct(upload_answer, 99), 3), "rush_s": round(rush_s, 1),
                     "drain_s": round(drain_s, 1)},
@@ -853,6 +867,7 @@ def report(plan, mode, be, uploads, accepted, rec, tokens, rush_s, drain_s, plot
         "jobs_per_s": parts["scoring"]["jobs_per_s"],
         "queue_depth_max": parts["scoring"]["queue_depth_max"],
         "board_p99_ms": parts["board"]["p99_ms"],
+        "board_quiet_p99_ms": parts["board"]["quiet_p99_ms"],
     }
     summary["targets_met"] = {
         "nothing_lost": summary["lost"] == 0 and summary["duplicates"] == 0,
@@ -878,7 +893,7 @@ def main(argv=None) -> int:
     ap.add_argument("--mode", choices=("auto", "services", "inline"), default="auto")
     for name in ("teams", "uploads", "vct2", "cap", "burst-teams", "burst-size"):
         ap.add_argument(f"--{name}", type=int)
-    for name in ("window-s", "invalid", "reader-rps", "drain-s"):
+    for name in ("window-s", "invalid", "reader-rps", "drain-s", "quiet-s"):
         ap.add_argument(f"--{name}", type=float)
     ap.add_argument("--rate-limit", help="SUBMIT_RATE_LIMIT for the rush")
     ap.add_argument("--plot", type=Path, help="write the queue depth plot here (PNG or SVG)")

@@ -21,7 +21,8 @@ def _bench():
 def test_tiny_rush_inline_keeps_the_cap_and_loses_nothing():
     bench = _bench()
     plan = bench.Plan(teams=2, uploads=5, window_s=0.5, vct2=0, cap=2, burst_teams=1,
-                      burst_size=3, invalid=0.0, reader_rps=4.0, drain_s=30.0)
+                      burst_size=3, invalid=0.0, reader_rps=4.0, drain_s=30.0,
+                      quiet_s=0.5)
     lines = []
     summary = bench.run(plan, mode="inline", echo=lambda line, **_: lines.append(line))
     assert summary["mode"] == "inline" and summary["database"] == "sqlite"
