@@ -23,7 +23,12 @@ PostgreSQL and Redis (one Redis db for both: CTFd's keys are ``flask_cache_*``).
   solves (every team solves 4 distinct challenges: 5,000 solves for 1,250 teams), so its
   scoreboard ranks every team.
 * **Ours** runs on a copy of the template (``<prefix>_ours_<hex>``: 5,000 scored
-  submissions, 1,250 teams, boards rebuilt).
+  submissions over five benchmarks, boards rebuilt; LOKI's detection test board has 1,000
+  teams).
+
+The pages differ in what they hold, as the products do: CTFd's ``/api/v1/scoreboard`` lists
+every team (1,250) in one response; ours is the board's first page (50 rows of 1,000, with
+intervals, columns and a cursor). The ``pages`` line prints each response's size.
 
 Before each measured page both servers answer it with 200 and the page is checked to hold the
 board (CTFd's JSON lists every team; its ``/scoreboard`` is the scoreboard page, not a
@@ -246,7 +251,8 @@ def main() -> int:
             sys.stderr.write(seeded.stderr[-4000:])
             raise SystemExit("CTFd seed failed")
         out(setup="ctfd", commit=commit, theme=args.ctfd_theme, database=ctfd_url.split(":")[0],
-            s=round(time.perf_counter() - t, 1), **json.loads(seeded.stdout.strip().splitlines()[-1]))
+            s=round(time.perf_counter() - t, 1),
+            **json.loads(seeded.stdout.strip().splitlines()[-1]))
         gun = ["-m", "gunicorn", "-w", "2", "--threads", "4", "--worker-class", "gthread",
                "--log-level", "warning"]
         ctfd_port, ours_port = free_port(), free_port()
@@ -258,11 +264,14 @@ def main() -> int:
         wait_up(ours_port, "/", timeout=60)
         status, body = get(ours_port, PAGES["json"][1])
         assert status == 200, body[:300]
-        leader = json.loads(body)
-        out(setup="ours", template=args.template, database=ours_db,
-            leader_keys=sorted(leader)[:10])
-        team = find_leader_name(leader)
+        board = json.loads(body)
+        team = board["rows"][0]["team"]["name"]  # the leader: every board check looks for it
+        out(setup="ours", template=args.template, database=ours_db, leader=team,
+            rows=len(board["rows"]), total=board["total"], per_page=board["per_page"])
         servers = {"ctfd": ctfd_port, "ours": ours_port}
+        out(setup="pages", **{f"{side}_{page}_bytes": len(get(port, PAGES[page][side == "ours"])[1])
+                              for side, port in servers.items() for page in PAGES},
+            ctfd_json_rows=len(json.loads(get(ctfd_port, PAGES["json"][0])[1])["data"]))
         rounds = []
         for r in range(1, args.rounds + 1):
             order = ["ctfd", "ours"] if r % 2 else ["ours", "ctfd"]
@@ -309,18 +318,6 @@ def main() -> int:
                     c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
     return 0
-
-
-def find_leader_name(board: dict) -> str:
-    """The first team name on our JSON board (its shape: rows under some list key)."""
-    for value in board.values():
-        if isinstance(value, list) and value and isinstance(value[0], dict):
-            for key in ("team", "team_name", "name"):
-                if isinstance(value[0].get(key), str):
-                    return value[0][key]
-                if isinstance(value[0].get(key), dict) and "name" in value[0][key]:
-                    return value[0][key]["name"]
-    raise AssertionError(f"no rows on our board: {sorted(board)}")
 
 
 if __name__ == "__main__":
