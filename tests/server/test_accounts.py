@@ -125,3 +125,28 @@ def test_csrf_cookie_flags_and_login_rate_limit(strict_config):
              for _ in range(4)]
     assert codes == [401, 401, 401, 429]
     app.extensions["lb_db"].dispose()
+
+
+def test_public_pages_mint_no_session_for_visitors(strict_config):
+    """A visitor's public page carries no CSRF token and sets no cookie (issue 39: a session
+    signed and sent per anonymous request was a seventh of the page's cost); a page with a
+    form still mints one, and a signed-in page still has the token for its scripts."""
+    from leaderboard.server.web import create_app
+    app = create_app(strict_config)
+    client = app.test_client()
+    for path in ("/", "/challenges/"):
+        resp = client.get(path, base_url="https://localhost")
+        assert resp.status_code == 200, path
+        assert "Set-Cookie" not in resp.headers, path
+        assert 'name="csrf-token"' not in resp.get_data(as_text=True), path
+    page = client.get("/register", base_url="https://localhost")
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', page.get_data(as_text=True)).group(1)
+    assert "Set-Cookie" in page.headers
+    resp = client.post("/register", data={"email": "a@b.org", "password": "long enough pw",
+                                          "display_name": "A", "csrf_token": csrf},
+                       base_url="https://localhost",
+                       headers={"Referer": "https://localhost/register"})
+    assert resp.status_code == 302, resp.get_data(as_text=True)[:300]
+    html = client.get("/", base_url="https://localhost").get_data(as_text=True)
+    assert re.search(r'<meta name="csrf-token" content="[^"]+">', html)
+    app.extensions["lb_db"].dispose()
