@@ -59,7 +59,8 @@ def rebuild(session: Session, benchmark_id: int | None = None) -> int:
     caller's transaction. Every benchmark on PostgreSQL: built into fresh tables on several
     connections and swapped in (`leaderboard.server.boards.rebuild_swap`), which **commits
     the caller's session** at the swap (readers keep the old rows until then); the modality
-    boards are rebuilt after it, in a new transaction the caller commits."""
+    boards are rebuilt after it on several connections too, each committing its boards (the
+    boards no benchmark has any more are deleted in the caller's new transaction)."""
     bench_ids = ([benchmark_id] if benchmark_id is not None
                  else list(session.scalars(select(Benchmark.id).order_by(Benchmark.id))))
     t = time.perf_counter()
@@ -70,7 +71,7 @@ def rebuild(session: Session, benchmark_id: int | None = None) -> int:
             log.info("standings rebuilt benchmarks=%s rows=%s s=%.1f", len(bench_ids), total,
                      time.perf_counter() - t)
             t = time.perf_counter()
-            modality_ledger.rebuild_all(session)
+            rebuild_swap.rebuild_modality(session)
             log.info("modality boards rebuilt s=%.1f", time.perf_counter() - t)
             return total
     # every row is rewritten: on PostgreSQL, build the secondary indexes once afterwards (a

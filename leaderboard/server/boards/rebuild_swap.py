@@ -34,12 +34,13 @@ import queue
 import threading
 import time
 
-from sqlalchemy import UniqueConstraint, text
+from sqlalchemy import UniqueConstraint, select, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
 
+from leaderboard.server.boards import modality_ledger
 from leaderboard.server.boards import rebuild as rb
-from leaderboard.server.models.standings import Standing, StandingBoard
+from leaderboard.server.models.standings import ModalityBoard, Standing, StandingBoard
 
 log = logging.getLogger(__name__)
 
@@ -329,4 +330,52 @@ def _swap(session: Session) -> None:
         session.execute(text(f"ALTER INDEX {FRESH}{ix.name} RENAME TO {ix.name}"))
 
 
-__all__ = ["can_swap", "rebuild_swapped"]
+def rebuild_modality(session: Session) -> int:
+    """Every modality board from the swapped-in standings, the boards shared among `WORKERS`
+    connections (each board in one transaction of its connection, committed when that
+    connection's boards are done: a reader may see one board rebuilt before another; each is
+    whole). The boards no benchmark has any more are deleted in the caller's transaction."""
+    keys = modality_ledger.all_boards(session)
+    for mb in session.scalars(select(ModalityBoard)).all():
+        if (mb.modality, mb.kind, mb.split) not in keys:
+            session.delete(mb)
+    session.flush()
+    slices = modality_ledger._Slices(session)
+    jobs: queue.Queue = queue.Queue()
+    # the boards with most rows first, so the connections end together
+    sized = [(k, modality_ledger.columns(session, *k, slices)) for k in keys]
+    sized.sort(key=lambda kc: -sum(slices.rows((c["benchmark_id"], c["split"], c["task"],
+                                                c["slice_key"], c["part"])) for c in kc[1]))
+    for kc in sized:
+        jobs.put(kc)
+    written: list[int] = []
+    errors: list[BaseException] = []
+    engine = session.get_bind()
+
+    def work() -> None:
+        try:
+            with Session(bind=engine) as ws:
+                ws.execute(text(f"SET LOCAL work_mem = '{WORK_MEM}'"))
+                ws.execute(text("SET LOCAL max_parallel_workers_per_gather = 0"))
+                ws.execute(text("SET LOCAL jit = off"))
+                while True:
+                    try:
+                        key, cols = jobs.get_nowait()
+                    except queue.Empty:
+                        break
+                    written.append(modality_ledger.rebuild_board(ws, key, cols))
+                ws.commit()
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(WORKERS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return sum(written)
+
+
+__all__ = ["can_swap", "rebuild_modality", "rebuild_swapped"]

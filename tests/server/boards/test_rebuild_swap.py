@@ -11,7 +11,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, select, text
 
-from leaderboard.server.boards import rebuild, rebuild_swap
+from leaderboard.server.boards import modality_ledger, rebuild, rebuild_swap
 from leaderboard.server.models import Base
 from leaderboard.server.models.standings import Standing, StandingBoard
 
@@ -30,6 +30,10 @@ def _case(s, make):
                             scores={"public": {"accuracy": 0.5 + i / 20, "fpr": 0.1},
                                     "private": {"accuracy": 0.4 + i / 30}})
             for i in range(7)]
+    for i, sub in enumerate(subs):  # a modality's slice: rows on the modality boards
+        for part in ("public", "private"):
+            make.score(sub, part=part, task="detection", metric="accuracy",
+                       value=0.3 + i / 40, slice_key="modality=image")
     s.commit()
     return bench, subs
 
@@ -120,6 +124,19 @@ def test_readers_keep_the_old_rows_until_the_swap(pg_session, make, monkeypatch)
                    .limit(1))
     nxt = s.scalar(text("SELECT nextval('standing_id_seq')"))
     assert nxt > top
+    # the modality boards, rebuilt on several connections, equal the one-session rebuild
+    parallel = _modality(s)
+    assert parallel
+    modality_ledger.rebuild_all(s)
+    s.flush()
+    assert _modality(s) == parallel
+
+
+def _modality(s) -> list:
+    return sorted(tuple(r) for r in s.execute(text(
+        "SELECT b.modality, b.kind, b.split, b.rows, b.ranked, m.grp, m.sort_key, m.covered,"
+        " m.ranked, m.is_baseline, m.n_items, CAST(m.cells_json AS text)"
+        " FROM modality_standing m JOIN modality_board b ON b.id = m.board_id")))
 
 
 def test_the_swap_keeps_owner_and_grants(pg_session, make):
