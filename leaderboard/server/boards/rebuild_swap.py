@@ -4,9 +4,10 @@ The in-place rebuild (`leaderboard.server.boards.rebuild`) deletes every row, in
 through the foreign-key triggers and the unique indexes, and drops the secondary indexes
 meanwhile, so board reads wait for its commit. Here, for ``rebuild(session)`` of every benchmark:
 
-1. the caller's transaction takes SHARE locks on ``standing_board`` and ``standing``: readers go
-   on reading them, writers (a scoring transaction's standings hook) wait for the swap and then
-   write into the new tables (PostgreSQL looks a waiting statement's table up again by name);
+1. the caller's transaction locks ``standing_board`` and ``standing`` in SHARE ROW EXCLUSIVE
+   mode: readers go on reading them; writers (a scoring transaction's standings hook) wait for
+   the swap, then write into the new tables (PostgreSQL looks a waiting statement's table up
+   again by name); a second full rebuild waits for the first;
 2. ``lb_fresh_standing_board`` and ``lb_fresh_standing`` are created bare (columns and defaults,
    the same sequences; no index, no foreign key) and committed on a connection of their own;
 3. `WORKERS` connections each stage and count their share of the groups (a team's rows, or a
@@ -48,8 +49,8 @@ log = logging.getLogger(__name__)
 #: adds switching)
 WORKERS = 2
 #: per connection: the representatives' window sort and the pick join in memory; index builds
-WORK_MEM = "512MB"
-MAINTENANCE_WORK_MEM = "512MB"
+WORK_MEM = "1GB"
+MAINTENANCE_WORK_MEM = "1GB"
 #: how long a worker waits for the board rows before giving up
 _WAIT_S = 3600
 FRESH = "lb_fresh_"
@@ -71,7 +72,7 @@ def rebuild_swapped(session: Session, bench_ids: list[int]) -> int:
     """Every benchmark's standings into fresh tables, swapped in; returns the rows written.
     Commits the caller's session (see the module docstring)."""
     engine = session.get_bind()
-    session.execute(text(f"LOCK TABLE {BOARD}, {ROWS} IN SHARE MODE"))
+    session.execute(text(f"LOCK TABLE {BOARD}, {ROWS} IN SHARE ROW EXCLUSIVE MODE"))
     plan = rb._Plan(session, bench_ids)
     old_ids = {(b, sp, t, k, p): i for i, b, sp, t, k, p in session.execute(text(
         f"SELECT id, benchmark_id, split, task, slice_key, part FROM {BOARD}"))}
@@ -220,6 +221,9 @@ def _write_boards(engine: Engine, plan, slices: list[tuple], old_ids: dict) -> d
                 " CAST(:judged_json AS json), CAST(:order_json AS json), :judge) RETURNING id"),
                 params).scalar_one()
             by_order.setdefault(sig, []).append(bid)
+        # a fresh table has no statistics: without them the planner joins the groups to the
+        # boards before the submissions (5x the rows, hashed to disk)
+        conn.execute(text(f"ANALYZE {FRESH}{BOARD}"))
     return by_order
 
 

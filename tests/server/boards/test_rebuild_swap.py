@@ -177,3 +177,36 @@ def test_a_failed_build_leaves_the_old_tables(pg_session, make, monkeypatch):
     s.rollback()
     assert s.scalar(text("SELECT count(*) FROM pg_class WHERE relname LIKE 'lb_fresh%'")) == 0
     assert s.scalar(select(Standing.__table__.c.id).where(Standing.__table__.c.id == n)) == n
+
+
+def test_a_writer_waits_for_the_swap_then_writes_the_new_tables(pg_session, make, monkeypatch):
+    import threading
+    s = pg_session
+    _case(s, make)
+    board_id = s.scalar(select(StandingBoard.__table__.c.id).limit(1))
+    writer = create_engine(s.get_bind().url)
+    done = {}
+
+    def write():
+        with writer.begin() as conn:
+            conn.execute(text("SET LOCAL lock_timeout = '30s'"))
+            done["n"] = conn.execute(text("UPDATE standing_board SET judge = 'late@1'"
+                                          " WHERE id = :id"), {"id": board_id}).rowcount
+
+    real_swap = rebuild_swap._swap
+    thread = threading.Thread(target=write)
+
+    def swap_later(session):
+        thread.start()
+        thread.join(timeout=1.0)
+        done["waited"] = thread.is_alive()  # blocked by the rebuild's lock
+        real_swap(session)
+
+    monkeypatch.setattr(rebuild_swap, "_swap", swap_later)
+    rebuild.rebuild(s)
+    s.commit()
+    thread.join(timeout=30)
+    writer.dispose()
+    assert done == {"waited": True, "n": 1}
+    assert s.scalar(text("SELECT judge FROM standing_board WHERE id = :id"),
+                    {"id": board_id}) == "late@1"
