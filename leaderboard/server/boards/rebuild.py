@@ -9,12 +9,18 @@ For the benchmarks asked for, in one pass on PostgreSQL and SQLite alike:
    ``lb_rb_task``: their (benchmark, task) pairs with each board's judge;
 2. ``lb_rb_grp``: one row per (submission, task, slice, part) shown on a board, with the records
    as the ledger stores them (JSON, in score id order) and, per declared metric, the value and
-   judge of the last record the board's judge allows (``row_number()`` over the score rows);
+   judge of the last record the board's judge allows (PostgreSQL: the score rows sorted once
+   by group and id, the last record the largest ``[id, value, judged]`` array; SQLite:
+   ``row_number()`` over the score rows);
 3. the slices and their counters (``GROUP BY``), whose metrics fix each slice's ranking columns
    (a few rows: the ranking rules stay in `leaderboard.server.boards.standings`);
 4. ``INSERT ... SELECT`` of the standing rows with their keys and their team's representative
    (``row_number()`` over each group), one statement per distinct ranking order (usually one or
    two), then the counters in one grouped read.
+
+A full rebuild on PostgreSQL runs these steps on several connections, each for a share of the
+groups, into fresh tables that are then swapped in (`leaderboard.server.boards.rebuild_swap`,
+issue 39); one benchmark, SQLite, or a role that does not own the tables rebuild in place.
 
 The keys are the ledger's (`leaderboard.server.boards.ledger.encode_key`), computed in SQL: on
 PostgreSQL from the IEEE 754 bits (``float8send``), on SQLite by the same Python function

@@ -94,7 +94,7 @@ def rebuild_swapped(session: Session, bench_ids: list[int]) -> int:
 
 
 # -- steps ---------------------------------------------------------------------------------------
-def _settings(conn: Connection, *, maintenance: bool = False) -> None:
+def _settings(conn: Connection) -> None:
     # one statement per core already: no parallel workers on top; nothing here needs to wait
     # for its WAL flush (a crash before the swap leaves only fresh tables to drop)
     conn.execute(text(f"SET LOCAL work_mem = '{WORK_MEM}'"))
