@@ -9,12 +9,18 @@ For the benchmarks asked for, in one pass on PostgreSQL and SQLite alike:
    ``lb_rb_task``: their (benchmark, task) pairs with each board's judge;
 2. ``lb_rb_grp``: one row per (submission, task, slice, part) shown on a board, with the records
    as the ledger stores them (JSON, in score id order) and, per declared metric, the value and
-   judge of the last record the board's judge allows (``row_number()`` over the score rows);
+   judge of the last record the board's judge allows (PostgreSQL: the score rows sorted once
+   by group and id, the last record the largest ``[id, value, judged]`` array; SQLite:
+   ``row_number()`` over the score rows);
 3. the slices and their counters (``GROUP BY``), whose metrics fix each slice's ranking columns
    (a few rows: the ranking rules stay in `leaderboard.server.boards.standings`);
 4. ``INSERT ... SELECT`` of the standing rows with their keys and their team's representative
    (``row_number()`` over each group), one statement per distinct ranking order (usually one or
    two), then the counters in one grouped read.
+
+A full rebuild on PostgreSQL runs these steps on several connections, each for a share of the
+groups, into fresh tables that are then swapped in (`leaderboard.server.boards.rebuild_swap`,
+issue 39); one benchmark, SQLite, or a role that does not own the tables rebuild in place.
 
 The keys are the ledger's (`leaderboard.server.boards.ledger.encode_key`), computed in SQL: on
 PostgreSQL from the IEEE 754 bits (``float8send``), on SQLite by the same Python function
@@ -52,11 +58,28 @@ def rekey_benchmark(session: Session, benchmark_id: int) -> None:
 
 
 def rebuild(session: Session, benchmark_id: int | None = None) -> int:
-    """Rebuild the standings of one benchmark (None: all) from the score rows, in the caller's
-    transaction; returns the standing rows written. Then the modality boards they feed."""
+    """Rebuild the standings of one benchmark (None: all) from the score rows; returns the
+    standing rows written. Then the modality boards they feed, in the caller's transaction.
+
+    One benchmark, or SQLite, or a role that does not own the tables: in place, in the
+    caller's transaction. Every benchmark on PostgreSQL: built into fresh tables on several
+    connections and swapped in (`leaderboard.server.boards.rebuild_swap`), which **commits
+    the caller's session** at the swap (readers keep the old rows until then); the modality
+    boards are rebuilt after it on several connections too, each committing its boards (the
+    boards no benchmark has any more are deleted in the caller's new transaction)."""
     bench_ids = ([benchmark_id] if benchmark_id is not None
                  else list(session.scalars(select(Benchmark.id).order_by(Benchmark.id))))
     t = time.perf_counter()
+    if benchmark_id is None and _dialect(session) == "postgresql":
+        from leaderboard.server.boards import rebuild_swap  # it builds on this module
+        if rebuild_swap.can_swap(session):
+            total = rebuild_swap.rebuild_swapped(session, bench_ids)
+            log.info("standings rebuilt benchmarks=%s rows=%s s=%.1f", len(bench_ids), total,
+                     time.perf_counter() - t)
+            t = time.perf_counter()
+            rebuild_swap.rebuild_modality(session)
+            log.info("modality boards rebuilt s=%.1f", time.perf_counter() - t)
+            return total
     # every row is rewritten: on PostgreSQL, build the secondary indexes once afterwards (a
     # sorted build) instead of inserting into them row by row (several times slower); board
     # reads that miss the cache wait for the commit meanwhile
@@ -136,12 +159,24 @@ def _key(pg: bool, order: list, alias: str) -> str:
 
 
 # -- the pass ------------------------------------------------------------------------------------
+class _Plan:
+    """What a pass over these benchmarks needs from their declarations: each benchmark's
+    (tasks, metric specs, judge), every declared metric (``v<i>`` is ``metrics[i]``) and the
+    (benchmark, task, board judge) pairs a board has."""
+
+    def __init__(self, session, bench_ids: list[int]):
+        self.bench_ids = list(bench_ids)
+        self.metas = {bid: _bench_meta(session, bid) for bid in self.bench_ids}
+        self.metrics = sorted({m for _t, specs, _j in self.metas.values() for m in specs})
+        self.pairs = [(bid, task, " + " + (judge or _NO_JUDGE))
+                      for bid, (tasks, _s, judge) in self.metas.items() for task in tasks]
+
+
 def _rebuild_many(session: Session, bench_ids: list[int]) -> int:
-    """Rebuild the standings of these benchmarks in one pass over their score rows."""
+    """Rebuild the standings of these benchmarks in one pass over their score rows, in place."""
     pg = _dialect(session) == "postgresql"
     if not pg:
         _register_sqlite(session)
-    ids_sql = ", ".join(str(int(b)) for b in bench_ids) or "NULL"
     if pg:
         # this transaction's sorts and hashes in memory (the default 4 MB spills the
         # representatives' window sort to disk); JIT compiles more than these few statements
@@ -156,37 +191,93 @@ def _rebuild_many(session: Session, bench_ids: list[int]) -> int:
                     execution_options=nosync)
     session.execute(delete(StandingBoard).where(StandingBoard.benchmark_id.in_(bench_ids)),
                     execution_options=nosync)
-    metas = {bid: _bench_meta(session, bid) for bid in bench_ids}
-    metrics = sorted({m for _t, specs, _j in metas.values() for m in specs})
-    pairs = [(bid, task, " + " + (judge or _NO_JUDGE))
-             for bid, (tasks, _s, judge) in metas.items() for task in tasks]
-    if not pairs:
+    plan = _Plan(session, bench_ids)
+    if not plan.pairs:
         return 0
+    stage(session, plan, pg)
+    by_order: dict[tuple, list[int]] = {}
+    for fields, sig in boards(plan, slice_counts(session, plan)):
+        b = StandingBoard(**fields)
+        session.add(b)
+        session.flush()
+        by_order.setdefault(sig, []).append(b.id)
+    total = sum(fill(session, plan, pg, sig, ids) for sig, ids in by_order.items())
+    drop_stage(session)
+    _recount_all(session, bench_ids)
+    return total
+
+
+def stage(conn, plan: _Plan, pg: bool, part_of: tuple[int, int] | None = None) -> None:
+    """The pass's temporary tables on ``conn`` (a session or a connection): ``lb_rb_task``,
+    ``lb_rb_sub`` and ``lb_rb_grp`` (see the module docstring). ``part_of`` (k, n): only the
+    groups ("t:<team>", "s:<submission>") whose number is k modulo n, so that n connections
+    can build disjoint shares of every board (a group's rows, and so its representative, stay
+    in one share)."""
+    ids_sql = ", ".join(str(int(b)) for b in plan.bench_ids) or "NULL"
+    metrics = plan.metrics
     for name in ("lb_rb_task", "lb_rb_sub", "lb_rb_grp"):
-        session.execute(text(f"DROP TABLE IF EXISTS {name}"))
+        conn.execute(text(f"DROP TABLE IF EXISTS {name}"))
     true, false = ("true", "false") if pg else ("1", "0")
     # the (benchmark, task) pairs a board has, with the board's judge as the filter needs it
-    session.execute(text("CREATE TEMP TABLE lb_rb_task (benchmark_id integer, task"
-                         " varchar(64), bj varchar(200))"))
-    session.execute(text("INSERT INTO lb_rb_task VALUES (:b, :t, :j)"),
-                    [{"b": b, "t": t, "j": j} for b, t, j in pairs])
-    session.execute(text(
+    conn.execute(text("CREATE TEMP TABLE lb_rb_task (benchmark_id integer, task"
+                      " varchar(64), bj varchar(200))"))
+    conn.execute(text("INSERT INTO lb_rb_task VALUES (:b, :t, :j)"),
+                 [{"b": b, "t": t, "j": j} for b, t, j in plan.pairs])
+    share = ""
+    if part_of is not None:
+        k, n = int(part_of[0]), int(part_of[1])
+        share = (" AND (CASE WHEN s.team_id IS NULL OR s.is_baseline THEN s.id"
+                 f" ELSE s.team_id END) % {n} = {k}")
+    conn.execute(text(
         "CREATE TEMP TABLE lb_rb_sub AS SELECT s.id, s.benchmark_id, s.split, s.created_at,"
         " s.team_id, s.is_baseline, s.selected,"
         " (s.disqualified_reason IS NOT NULL AND s.disqualified_reason <> '') AS dq,"
         " EXISTS (SELECT 1 FROM score p WHERE p.submission_id = s.id AND p.part = 'public') AS hp"
         f" FROM submission s WHERE s.benchmark_id IN ({ids_sql}) AND s.status = 'scored'"
-        f" AND s.hidden = {false} AND s.is_public = {true}"))
+        f" AND s.hidden = {false} AND s.is_public = {true}{share}"))
     if pg:
-        session.execute(text("ANALYZE lb_rb_sub"))
-        session.execute(text("ANALYZE lb_rb_task"))
+        conn.execute(text("ANALYZE lb_rb_sub"))
+        conn.execute(text("ANALYZE lb_rb_task"))
+    allowed = _ALLOWED.replace(":bj", "t.bj")
+    rows = ("FROM score sc JOIN lb_rb_sub s ON s.id = sc.submission_id"
+            " JOIN lb_rb_task t ON t.benchmark_id = s.benchmark_id AND t.task = sc.task"
+            " WHERE (CASE WHEN s.hp THEN sc.part IN ('public', 'private')"
+            " ELSE sc.part = 'all' END)")
+    if pg:
+        # one sort of the score rows by group then id: the records aggregate in id order as
+        # they arrive (json_agg has no partial, parallel form that could reorder them; an
+        # ORDER BY inside the aggregate would sort every group again, twice), and each
+        # declared metric's last allowed record is the largest [id, value, judged] array
+        # among its allowed records (no window, no second sort)
+        pivots = []
+        for i, m in enumerate(metrics):
+            pivots.append(
+                "max(ARRAY[CAST(id AS float8), value, CASE WHEN judge IS NOT NULL AND"
+                " judge <> 'self-mapped' THEN 1.0 ELSE 0.0 END])"
+                f" FILTER (WHERE ok = 1 AND metric = '{_sql_str(m)}') AS a{i}")
+        cols = "".join(f", a{i}[2] AS v{i}, CASE WHEN a{i} IS NULL THEN 0 ELSE 1 END AS h{i},"
+                       f" CASE WHEN a{i}[3] = 1.0 THEN 1 ELSE 0 END AS j{i}"
+                       for i in range(len(metrics)))
+        conn.execute(text(
+            f"CREATE TEMP TABLE lb_rb_grp AS SELECT sid, task, skey, part, recs, picks,"
+            f" any_ok{cols} FROM (SELECT sid, task, skey, part,"
+            " json_agg(json_build_array(metric, value, ci_low, ci_high, n, judge)) AS recs,"
+            " json_agg(json_build_array(metric, value, judge)) AS picks, max(ok) AS any_ok"
+            + "".join(", " + p for p in pivots) +
+            " FROM (SELECT sc.submission_id AS sid, sc.task, sc.slice_key AS skey, sc.part,"
+            " sc.id, sc.metric, sc.value, sc.ci_low, sc.ci_high, coalesce(sc.n, 0) AS n,"
+            f" sc.judge, CASE WHEN {allowed} THEN 1 ELSE 0 END AS ok {rows}"
+            " ORDER BY sc.submission_id, sc.task, sc.slice_key, sc.part, sc.id) r"
+            " GROUP BY sid, task, skey, part) g"))
+        conn.execute(text("ANALYZE lb_rb_grp"))
+        return
     # SQLite's JSON functions print reals with at most 16 significant digits: its records are
     # JSON text made by Python (exact), concatenated in score id order
-    rec = ("json_build_array(metric, value, ci_low, ci_high, coalesce(n, 0), judge)" if pg else
-           "lb_json(metric, value, ci_low, ci_high, coalesce(n, 0), judge)")
-    pick = ("json_build_array(metric, value, judge)" if pg else "lb_json(metric, value, judge)")
-    agg = ((lambda e: f"json_agg({e} ORDER BY id)") if pg
-           else (lambda e: f"'[' || group_concat({e}, ', ') || ']'"))
+    rec = "lb_json(metric, value, ci_low, ci_high, coalesce(n, 0), judge)"
+    pick = "lb_json(metric, value, judge)"
+
+    def agg(e):
+        return f"'[' || group_concat({e}, ', ') || ']'"
     pivots = []
     for i, m in enumerate(metrics):
         last = f"rn = 1 AND ok = 1 AND metric = '{_sql_str(m)}'"
@@ -194,78 +285,101 @@ def _rebuild_many(session: Session, bench_ids: list[int]) -> int:
                       f" max(CASE WHEN {last} THEN 1 ELSE 0 END) AS h{i},"
                       f" max(CASE WHEN {last} AND judge IS NOT NULL AND judge <> 'self-mapped'"
                       f" THEN 1 ELSE 0 END) AS j{i}")
-    allowed = _ALLOWED.replace(":bj", "t.bj")
     inner = (
         "SELECT sc.id, sc.submission_id, sc.task, sc.slice_key, sc.part, sc.metric, sc.value,"
         " sc.ci_low, sc.ci_high, sc.n, sc.judge,"
         f" CASE WHEN {allowed} THEN 1 ELSE 0 END AS ok,"
         " row_number() OVER (PARTITION BY sc.submission_id, sc.task, sc.slice_key, sc.part,"
-        f" sc.metric, CASE WHEN {allowed} THEN 1 ELSE 0 END ORDER BY sc.id DESC) AS rn"
-        " FROM score sc JOIN lb_rb_sub s ON s.id = sc.submission_id"
-        " JOIN lb_rb_task t ON t.benchmark_id = s.benchmark_id AND t.task = sc.task"
-        " WHERE (CASE WHEN s.hp THEN sc.part IN ('public', 'private') ELSE sc.part = 'all' END)")
-    if not pg:  # SQLite aggregates in the order rows arrive: records in score id order
-        inner += " ORDER BY sc.submission_id, sc.task, sc.slice_key, sc.part, sc.id"
-    session.execute(text(
+        f" sc.metric, CASE WHEN {allowed} THEN 1 ELSE 0 END ORDER BY sc.id DESC) AS rn {rows}"
+        # SQLite aggregates in the order rows arrive: records in score id order
+        " ORDER BY sc.submission_id, sc.task, sc.slice_key, sc.part, sc.id")
+    conn.execute(text(
         "CREATE TEMP TABLE lb_rb_grp AS SELECT submission_id AS sid, task, slice_key AS skey,"
         f" part, {agg(rec)} AS recs, {agg(pick)} AS picks, max(ok) AS any_ok"
         + "".join(", " + p for p in pivots) +
         f" FROM ({inner}) r GROUP BY submission_id, task, slice_key, part"))
-    if pg:
-        session.execute(text("ANALYZE lb_rb_grp"))
-    # the slices and their counters: which metrics each has fixes its ranking columns
-    sums = "".join(f", sum(h{i}), sum(j{i})" for i in range(len(metrics)))
-    slices = session.execute(text(
+
+
+def drop_stage(conn) -> None:
+    for name in ("lb_rb_task", "lb_rb_sub", "lb_rb_grp"):
+        conn.execute(text(f"DROP TABLE {name}"))
+
+
+def slice_counts(conn, plan: _Plan) -> list[tuple]:
+    """(benchmark, split, task, slice, part, rows, then per declared metric: rows with a shown
+    value, rows whose shown record was judged) of every slice in the staged groups."""
+    sums = "".join(f", sum(h{i}), sum(j{i})" for i in range(len(plan.metrics)))
+    return [tuple(r) for r in conn.execute(text(
         f"SELECT s.benchmark_id, s.split, g.task, g.skey, g.part, count(*){sums}"
         " FROM lb_rb_grp g JOIN lb_rb_sub s ON s.id = g.sid WHERE g.any_ok = 1"
-        " GROUP BY s.benchmark_id, s.split, g.task, g.skey, g.part")).all()
-    by_order: dict[tuple, list[int]] = {}
-    for bid, split, task, skey, part, rows, *counts in slices:
-        tasks, specs, judge = metas[bid]
-        present = {m: int(counts[2 * i]) for i, m in enumerate(metrics) if counts[2 * i]}
-        judged = {m: int(counts[2 * i + 1]) for i, m in enumerate(metrics)
-                  if counts[2 * i + 1]}
-        b = StandingBoard(benchmark_id=bid, split=split, task=task, slice_key=skey, part=part,
-                          rows=int(rows), metrics_json=present, judged_json=judged, judge=judge)
-        order = _order_of(b, tasks, specs)
-        b.order_json = _order_names(order)
-        session.add(b)
-        session.flush()
+        " GROUP BY s.benchmark_id, s.split, g.task, g.skey, g.part"))]
+
+
+def boards(plan: _Plan, slices: list[tuple]) -> list[tuple[dict, tuple]]:
+    """Each slice's board (the `StandingBoard` columns) and the signature of its ranking
+    order (per column: metric index, higher is better, by magnitude), from `slice_counts`
+    rows (summed when several shares were counted apart)."""
+    merged: dict[tuple, list[int]] = {}
+    for bid, split, task, skey, part, *counts in slices:
+        acc = merged.setdefault((bid, split, task, skey, part), [0] * len(counts))
+        for i, c in enumerate(counts):
+            acc[i] += int(c or 0)
+    out = []
+    metrics = plan.metrics
+    for (bid, split, task, skey, part), (rows, *counts) in merged.items():
+        tasks, specs, judge = plan.metas[bid]
+        present = {m: counts[2 * i] for i, m in enumerate(metrics) if counts[2 * i]}
+        judged = {m: counts[2 * i + 1] for i, m in enumerate(metrics) if counts[2 * i + 1]}
+        fields = {"benchmark_id": bid, "split": split, "task": task, "slice_key": skey,
+                  "part": part, "rows": rows, "metrics_json": present, "judged_json": judged,
+                  "judge": judge}
+        order = _order_of(StandingBoard(**fields), tasks, specs)
+        fields["order_json"] = _order_names(order)
         sig = tuple((metrics.index(c.metric), c.higher_is_better, c.by_magnitude) for c in order)
-        by_order.setdefault(sig, []).append(b.id)
+        out.append((fields, sig))
+    return out
+
+
+def fill(conn, plan: _Plan, pg: bool, sig: tuple, ids: list[int], *,
+         table: str = "standing", board_table: str = "standing_board",
+         count: bool = False):
+    """Write the staged groups' rows on the boards ``ids`` (whose ranking order is ``sig``)
+    into ``table``, with their keys and each group's representative; returns the rows written,
+    or with ``count`` (PostgreSQL) the counters per board: {board id: (rows, ranked, reps,
+    ranked reps)}, counted as the rows are written."""
     collate = ' COLLATE "C"' if pg else ""
-    total = 0
-    for sig, ids in by_order.items():
-        key, pick_key = _key(pg, list(sig), "g"), _key(pg, list(sig), "p")
-        cells = ("json_build_object('shown', g.recs, 'pick', coalesce(p.picks, '[]'::json))" if pg
-                 else "'{\"shown\": ' || g.recs || ', \"pick\": ' || coalesce(p.picks, '[]') || '}'")
-        # the representative of each group (`ledger._elect`): not disqualified, selected
-        # first, then the best pick key; elected here, so no row is written twice
-        rep = (f"CASE WHEN NOT k.dq AND row_number() OVER (PARTITION BY k.board_id, k.grp"
-               f" ORDER BY k.dq, k.selected DESC, k.pick_key{collate}) = 1"
-               " THEN k.sort_key END")
-        res = session.execute(text(
-            "INSERT INTO standing (board_id, submission_id, grp, sort_key, all_key, rep_key,"
-            " pick_key, selected, disqualified, is_baseline, competes, cells_json)"
-            " SELECT k.board_id, k.sid, k.grp, k.sort_key,"
-            " CASE WHEN k.dq THEN '1' ELSE '0' END || k.sort_key, " + rep + ","
-            " k.pick_key, k.selected, k.dq, k.is_baseline,"
-            " (NOT k.dq AND NOT k.is_baseline), k.cells"
-            " FROM (SELECT b.id AS board_id, s.id AS sid, s.dq, s.selected, s.is_baseline,"
-            " CASE WHEN s.team_id IS NULL OR s.is_baseline THEN 's:' || s.id"
-            " ELSE 't:' || s.team_id END AS grp,"
-            f" {key} AS sort_key, {pick_key} AS pick_key, {cells} AS cells"
-            " FROM lb_rb_grp g JOIN lb_rb_sub s ON s.id = g.sid"
-            " LEFT JOIN lb_rb_grp p ON p.sid = g.sid AND p.task = g.task AND p.skey = g.skey"
-            " AND p.part = CASE WHEN s.hp THEN 'public' ELSE 'all' END"
-            " JOIN standing_board b ON b.benchmark_id = s.benchmark_id AND b.split = s.split"
-            " AND b.task = g.task AND b.slice_key = g.skey AND b.part = g.part"
-            f" WHERE g.any_ok = 1 AND b.id IN ({', '.join(str(int(i)) for i in ids)})) k"))
-        total += res.rowcount
-    for name in ("lb_rb_task", "lb_rb_sub", "lb_rb_grp"):
-        session.execute(text(f"DROP TABLE {name}"))
-    _recount_all(session, bench_ids)
-    return total
+    key, pick_key = _key(pg, list(sig), "g"), _key(pg, list(sig), "p")
+    cells = ("json_build_object('shown', g.recs, 'pick', coalesce(p.picks, '[]'::json))" if pg
+             else "'{\"shown\": ' || g.recs || ', \"pick\": ' || coalesce(p.picks, '[]') || '}'")
+    # the representative of each group (`ledger._elect`): not disqualified, selected
+    # first, then the best pick key; elected here, so no row is written twice
+    rep = (f"CASE WHEN NOT k.dq AND row_number() OVER (PARTITION BY k.board_id, k.grp"
+           f" ORDER BY k.dq, k.selected DESC, k.pick_key{collate}) = 1"
+           " THEN k.sort_key END")
+    insert = (
+        f"INSERT INTO {table} (board_id, submission_id, grp, sort_key, all_key, rep_key,"
+        " pick_key, selected, disqualified, is_baseline, competes, cells_json)"
+        " SELECT k.board_id, k.sid, k.grp, k.sort_key,"
+        " CASE WHEN k.dq THEN '1' ELSE '0' END || k.sort_key, " + rep + ","
+        " k.pick_key, k.selected, k.dq, k.is_baseline,"
+        " (NOT k.dq AND NOT k.is_baseline), k.cells"
+        " FROM (SELECT b.id AS board_id, s.id AS sid, s.dq, s.selected, s.is_baseline,"
+        " CASE WHEN s.team_id IS NULL OR s.is_baseline THEN 's:' || s.id"
+        " ELSE 't:' || s.team_id END AS grp,"
+        f" {key} AS sort_key, {pick_key} AS pick_key, {cells} AS cells"
+        " FROM lb_rb_grp g JOIN lb_rb_sub s ON s.id = g.sid"
+        " LEFT JOIN lb_rb_grp p ON p.sid = g.sid AND p.task = g.task AND p.skey = g.skey"
+        " AND p.part = CASE WHEN s.hp THEN 'public' ELSE 'all' END"
+        f" JOIN {board_table} b ON b.benchmark_id = s.benchmark_id AND b.split = s.split"
+        " AND b.task = g.task AND b.slice_key = g.skey AND b.part = g.part"
+        f" WHERE g.any_ok = 1 AND b.id IN ({', '.join(str(int(i)) for i in ids)})) k")
+    if not count:
+        return conn.execute(text(insert)).rowcount
+    return {int(b): (int(n), int(r), int(p), int(rp)) for b, n, r, p, rp in conn.execute(text(
+        f"WITH ins AS ({insert} RETURNING board_id, competes, rep_key IS NOT NULL AS rep)"
+        " SELECT board_id, count(*), sum(CASE WHEN competes THEN 1 ELSE 0 END),"
+        " sum(CASE WHEN rep THEN 1 ELSE 0 END),"
+        " sum(CASE WHEN rep AND competes THEN 1 ELSE 0 END) FROM ins GROUP BY board_id"))}
 
 
 def _sql_str(s: str) -> str:
