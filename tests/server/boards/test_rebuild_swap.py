@@ -16,10 +16,13 @@ from leaderboard.server.models import Base
 from leaderboard.server.models.standings import Standing, StandingBoard
 
 
+# the swap is PostgreSQL's: only that database's variant of the boards fixtures (no skips)
+pytestmark = pytest.mark.parametrize("boards_db_url", ["postgresql"], indirect=True)
+
+
 @pytest.fixture
 def pg_session(boards_session):
-    if boards_session.get_bind().dialect.name != "postgresql":
-        pytest.skip("the swap is PostgreSQL's")
+    assert boards_session.get_bind().dialect.name == "postgresql"
     return boards_session
 
 
