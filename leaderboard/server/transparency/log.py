@@ -5,8 +5,10 @@ Appends are serialised by a lock held to the end of the appending transaction
 `Appender` hands out is the one the entry gets, and a receipt can carry its own ``log_index``.
 An append writes the entry, its leaf hash and every perfect subtree it completes (amortised two
 node rows); the appender keeps the tree's *frontier* (the perfect subtrees that make up the
-current tree, one per set bit of its size), so it never reads a node back. Proofs and roots read
-at most 2 log2(n) nodes by primary key in one query (`leaderboard.core.transparency.merkle`).
+current tree, one per set bit of its size), so it never reads a node back within a
+transaction; a new transaction's appender reads the size and the frontier in one statement
+(`Appender`). Proofs and roots read at most 2 log2(n) nodes by primary key in one query
+(`leaderboard.core.transparency.merkle`).
 Readers only see committed entries: a head or proof never names an entry that might roll back.
 """
 from __future__ import annotations
