@@ -21,6 +21,10 @@ TRICKY = [
     ({"é": "ü\n\"q\"", "z": "1"}, 0.1, None, 1.0, "judge/β"),
     ({"count": 3}, None, 2.5e-300, -1e300, None),
     ({}, 123456789.125, 0.0, 5e300, ""),
+    # the edges of the server's shortest float printing (PostgreSQL reads them as JSON)
+    ({"k": "v"}, 5e-324, 1.7976931348623157e308, 1e15, None),
+    ({"k": "w"}, 1e16, 0.30000000000000004, 1 / 3, None),
+    ({"k": "x"}, 9007199254740993.0, -2.2250738585072014e-308, 123456789012345.6, None),
 ]
 
 
@@ -50,8 +54,11 @@ def test_fast_records_equal_the_reference(app, scored):
     with db.scope() as s:
         expected = _reference(s, sid)
         for _ in range(2):  # the second pass reads the slices from the cache
-            got = issue._records(s, sid)
+            got, encoded = issue._read_records(s, sid)
             assert [canonical_bytes(r) for r in got] == [canonical_bytes(r) for r in expected]
+            assert encoded == [canonical_bytes(r) for r in expected]  # the sort keys
+            assert receipts.commitment_of_encoded(encoded, "ab" * 32) == \
+                receipts.commitment(expected, "ab" * 32)
         assert len(got) > len(TRICKY)
         by_metric = {r["metric"]: r for r in got}
         assert by_metric["x0"]["slice"] == {"a;b": "x=y", "modality": "image"}

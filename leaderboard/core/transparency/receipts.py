@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -92,6 +92,15 @@ def commitment(records: Iterable[dict], salt: str, *, presorted: bool = False) -
     records = list(records) if presorted else sort_records(records)
     return "sha256:" + hashlib.sha256(canonical_bytes({"records": records, "salt": salt},
                                                       check=False)).hexdigest()
+
+
+def commitment_of_encoded(encoded: Sequence[bytes], salt: str) -> str:
+    """`commitment` of the records whose canonical bytes, in their canonical order, are
+    ``encoded`` (the issuer has them already: they are its sort keys), with the records not
+    encoded a second time; the same string byte for byte."""
+    return "sha256:" + hashlib.sha256(
+        b'{"records":[' + b",".join(encoded) + b'],"salt":' + canonical_bytes(salt, check=False)
+        + b"}").hexdigest()
 
 
 def _sha256_file(path: Path) -> str:

@@ -24,7 +24,7 @@ from operator import itemgetter
 from pathlib import Path
 
 import orjson
-from sqlalchemy import Text, bindparam, cast, select
+from sqlalchemy import Text, bindparam, cast, func, select
 from sqlalchemy.orm import Session
 
 from leaderboard.core.errors import PackError
@@ -111,6 +111,13 @@ _RECORDS_SQL = select(
     _SCORES.part, _SCORES.task, _SCORES.metric, cast(_SCORES.slice_json, Text), _SCORES.value,
     _SCORES.ci_low, _SCORES.ci_high, _SCORES.n, _SCORES.judge, _SCORES.metric_version,
 ).where(_SCORES.submission_id == bindparam("sid"))
+#: PostgreSQL: the same columns as one JSON array of arrays, one text value (a row of ten
+#: columns costs the driver more than orjson parsing its JSON). The reals are float8 printed by
+#: the server, as the row reader gets them (the text protocol): the shortest string that reads
+#: back to the same double (PostgreSQL 12 on, unless extra_float_digits is set below 1); a
+#: non-finite one is the string "NaN"/"Infinity", shown as n/a as in the row reader
+_RECORDS_JSON_SQL = select(cast(func.json_agg(func.json_build_array(
+    *_RECORDS_SQL.selected_columns)), Text)).where(_SCORES.submission_id == bindparam("sid"))
 _DUMPS_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
 
 
@@ -127,19 +134,36 @@ def _slice(text: str | None) -> dict:
     return found
 
 
-def _records(session: Session, sub_id: int) -> list[dict]:
+def _read_records(session: Session, sub_id: int) -> tuple[list[dict], list[bytes]]:
     """The submission's score rows as receipt records, sorted (`receipts.record`'s form, in
-    `receipts.sort_records`' order: by each record's canonical bytes)."""
-    rows = session.connection().execute(_RECORDS_SQL, {"sid": sub_id}).all()
-    real, dumps, opts = _real, orjson.dumps, _DUMPS_OPTIONS
+    `receipts.sort_records`' order: by each record's canonical bytes), and those bytes."""
+    conn = session.connection()
+    if conn.dialect.name == "postgresql":
+        rows = orjson.loads(conn.execute(_RECORDS_JSON_SQL, {"sid": sub_id}).scalar() or "[]")
+    else:
+        rows = conn.execute(_RECORDS_SQL, {"sid": sub_id}).all()
+    dumps, opts, slice_of = orjson.dumps, _DUMPS_OPTIONS, _slice
     keyed = []
+    # `_real` inlined (three calls a record, a few hundred a receipt): x - x is 0.0 exactly
+    # for a finite number (an int from JSON too), NaN for NaN and the infinities; a string is
+    # PostgreSQL's JSON for a non-finite float8
     for p, t, m, sl, v, lo, hi, n, j, mv in rows:
-        rec = {"part": p, "task": t, "metric": m, "slice": _slice(sl), "value": real(v),
-               "ci_low": real(lo), "ci_high": real(hi), "n": int(n or 0), "judge": j,
-               "metric_version": str(mv)}
+        rec = {"part": p, "task": t, "metric": m, "slice": slice_of(sl),
+               "value": None if v is None or v.__class__ is str or v - v != 0.0
+               else repr(v + 0.0),
+               "ci_low": None if lo is None or lo.__class__ is str or lo - lo != 0.0
+               else repr(lo + 0.0),
+               "ci_high": None if hi is None or hi.__class__ is str or hi - hi != 0.0
+               else repr(hi + 0.0),
+               "n": int(n or 0), "judge": j, "metric_version": str(mv)}
         keyed.append((dumps(rec, option=opts), rec))
     keyed.sort(key=itemgetter(0))
-    return [rec for _, rec in keyed]
+    return [rec for _, rec in keyed], [b for b, _ in keyed]
+
+
+def _records(session: Session, sub_id: int) -> list[dict]:
+    """The records of `_read_records` alone."""
+    return _read_records(session, sub_id)[0]
 
 
 def _input(session: Session, sub: Submission) -> dict:
@@ -176,13 +200,9 @@ def _context(session: Session, sub: Submission):
         "team_id": sub.team_id, "sid": sub.id, "bench_id": sub.benchmark_id}).one()
 
 
-def state_of(session: Session, sub: Submission, context=None) -> tuple[dict, list[dict]]:
-    """(the receipt's fields other than the log's, every record) of ``sub`` as it stands in
-    the database (the caller flushes first: `Issuer.issue_for` does); ``context``: its
-    `_context` row when the caller read it already."""
-    key, version, revealed, pack_path, team = (context or _context(session, sub))[:5]
-    records = _records(session, sub.id)
-    fields = {
+def _fields(sub: Submission, context, input: dict) -> dict:
+    key, version, revealed, pack_path, team = context[:5]
+    return {
         "benchmark": {"key": key, "version": version, "revealed": bool(revealed)},
         "pack": pack_digests(pack_path, sub.split),
         "submission": {"id": sub.id, "split": sub.split, "kind": sub.kind, "team": team,
@@ -192,9 +212,16 @@ def state_of(session: Session, sub: Submission, context=None) -> tuple[dict, lis
                        "selected": bool(sub.selected),
                        "baseline": (sub.baseline_kind or "baseline") if sub.is_baseline
                        else None},
-        "input": _input(session, sub),
+        "input": input,
     }
-    return fields, records
+
+
+def state_of(session: Session, sub: Submission, context=None) -> tuple[dict, list[dict]]:
+    """(the receipt's fields other than the log's, every record) of ``sub`` as it stands in
+    the database (the caller flushes first: `Issuer.issue_for` does); ``context``: its
+    `_context` row when the caller read it already."""
+    context = context or _context(session, sub)
+    return _fields(sub, context, _input(session, sub)), _records(session, sub.id)
 
 
 def _flags(fields: dict, commitment: str, shown_values: bool) -> dict:
@@ -223,13 +250,18 @@ def event_for(old: dict | None, new: dict) -> str:
     return "updated"
 
 
-#: a submission's receipt state (again, under the log's lock), read and written in Core (the issuer's only use of it: an
-#: ORM copy another part of the same session loaded is not refreshed by the issuer's write)
+#: a submission's receipt state (again, under the log's lock: read with the log's head by
+#: `Appender`, or alone for a commit's later receipts), read and written in Core (the issuer's
+#: only use of it: an ORM copy another part of the same session loaded is not refreshed by the
+#: issuer's write)
 _STATE_SQL = select(_STATE.c.salt, _STATE.c.state_digest, _STATE.c.last_index,
                     _STATE.c.flags_json).where(_STATE.c.submission_id == bindparam("sid"))
-_INSERT_STATE = _STATE.insert()
-#: SET from the parameters' column names (last_index, state_digest, flags_json)
-_UPDATE_STATE = _STATE.update().where(_STATE.c.submission_id == bindparam("sid"))
+_STATE_VALUES = {"last_index": bindparam("st_index"), "state_digest": bindparam("st_digest"),
+                 "flags_json": bindparam("st_flags", type_=_STATE.c.flags_json.type)}
+_INSERT_STATE = _STATE.insert().values(submission_id=bindparam("st_sid"),
+                                       salt=bindparam("st_salt"), **_STATE_VALUES)
+_UPDATE_STATE = _STATE.update().where(
+    _STATE.c.submission_id == bindparam("st_sid")).values(**_STATE_VALUES)
 
 
 def _state(session: Session, sub_id: int):
@@ -260,7 +292,8 @@ class Issuer:
         state = context if context.salt is not None else None
         if state is None and not (sub.status == "scored" and sub.is_public):
             return None
-        fields, records = state_of(session, sub, context)
+        fields = _fields(sub, context, _input(session, sub))
+        records, encoded = _read_records(session, sub.id)
         parts = {r["part"] for r in records}
 
         def shown_after(old_flags: dict | None) -> set[str]:
@@ -270,7 +303,7 @@ class Issuer:
         shown = shown_after(state.flags_json if state is not None else None)
 
         def digest_with(salt: str) -> tuple[str, str]:
-            commitment = receipts.commitment(records, salt, presorted=True)
+            commitment = receipts.commitment_of_encoded(encoded, salt)
             # a split without parts shows the same whether or not the private part is
             # revealed: the reveal is no change of its receipt
             seen = fields if "public" in parts else {
@@ -280,8 +313,11 @@ class Issuer:
         if state is not None and digest_with(state.salt)[1] == state.state_digest:
             return None
         if self.appender is None:
-            self.appender = Appender(session)  # the log's lock, to the end of the transaction
-        state = _state(session, sub_id)
+            # the log's lock, to the end of the transaction; the state read with the head
+            self.appender = Appender(session, along=_STATE_SQL, params={"sid": sub_id})
+            state = self.appender.along_row
+        else:
+            state = _state(session, sub_id)
         shown = shown_after(state.flags_json if state is not None else None)
         salt = state.salt if state is not None else secrets.token_hex(32)
         commitment, state_digest = digest_with(salt)
@@ -291,22 +327,22 @@ class Issuer:
             state.flags_json if state is not None else None, fields))
         event = event_for(state.flags_json if state is not None else None, flags)
         now = now or datetime.now(UTC)
+        index = self.appender.next_index
         body = receipts.build_body(
-            log_index=self.appender.next_index,
+            log_index=index,
             previous_index=state.last_index if state is not None else None, event=event,
             issued_at=now, key_id=self.signer.key_id, records=records, shown_parts=shown,
             salt=salt, records_commitment=commitment, presorted=True, **fields)
-        index = self.appender.append(receipts.sign_encoded(body, self.signer), event=event,
-                                     benchmark_key=fields["benchmark"]["key"],
-                                     submission_id=sub.id, now=now)
+        # the state row written with the entry (one statement on PostgreSQL)
+        write = {"st_sid": sub.id, "st_index": index, "st_digest": state_digest,
+                 "st_flags": flags}
         if state is None:
-            session.connection().execute(_INSERT_STATE, {
-                "submission_id": sub.id, "salt": salt, "last_index": index,
-                "state_digest": state_digest, "flags_json": flags})
+            along, write["st_salt"] = _INSERT_STATE, salt
         else:
-            session.connection().execute(_UPDATE_STATE, {
-                "sid": sub.id, "last_index": index, "state_digest": state_digest,
-                "flags_json": flags})
+            along = _UPDATE_STATE
+        self.appender.append(receipts.sign_encoded(body, self.signer), event=event,
+                             benchmark_key=fields["benchmark"]["key"], submission_id=sub.id,
+                             now=now, along=along, params=write)
         self.issued.append(index)
         return index
 
