@@ -22,6 +22,9 @@ overrides to `load_config`; nothing here runs at import time.
 ``RECOVERY_GRACE_S``   a row whose job Redis no longer holds (and no lease covers) this long is
                        re-queued at the reconciler's next pass, whatever its deadline (10)
 ``MAX_ATTEMPTS``       scoring attempts before a submission fails as a platform error (3)
+``WORKER_NICE``        niceness a ``worker`` process adds to itself at start (default 10; 0 =
+                       none): where web and workers share a host's cores, board reads go first
+                       and scoring takes what they leave (issue 39)
 ``COOKIE_SECURE``      "0" to allow session cookies over plain http (local development)
 ``MAX_IMAGE_MB``       largest accepted detector image tarball (default 20480)
 ``CONTAINER_MARGIN_S`` RQ timeout of a container job = HARNESS_WALL_S + this (default 600)
@@ -96,7 +99,8 @@ _DEPLOYMENT_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _INTS = {"DAILY_QUOTA": 5, "MAX_UPLOAD_MB": 200, "SCORING_TIMEOUT_S": 600,
          "QUEUE_DEADLINE_S": 3600, "MAX_ATTEMPTS": 3, "JOB_RESULT_TTL_S": 3600,
          "JOB_FAILURE_TTL_S": 7 * 86400, "LABEL_CACHE_SIZE": 8, "RECOVERY_GRACE_S": 10,
-         "MAX_IMAGE_MB": 20480, "CONTAINER_MARGIN_S": 600, "CONTAINER_MAX_ATTEMPTS": 2}
+         "MAX_IMAGE_MB": 20480, "CONTAINER_MARGIN_S": 600, "CONTAINER_MAX_ATTEMPTS": 2,
+         "WORKER_NICE": 10}
 
 
 def _persisted_secret(name: str, make) -> str:
