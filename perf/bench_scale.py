@@ -258,7 +258,8 @@ class Site:
                                         "DATA_DIR": str(self.data_dir)})
         self.env = {**os.environ, "DATABASE_URL": self.url, "DATA_DIR": str(self.data_dir),
                     "SECRET_KEY": "bench", "COOKIE_SECURE": "0", "REDIS_URL": self.redis_url,
-                    "RATELIMIT_ENABLED": "0", "PYTHONPATH": str(ROOT)}
+                    "RATELIMIT_ENABLED": "0", "PYTHONPATH": str(ROOT),
+                    **dict(kv.split("=", 1) for kv in args.server_env)}
         self.port = free_port()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-w", "2", "--threads", "4", "--worker-class",
@@ -337,10 +338,26 @@ def measure_writes(site: Site, args) -> dict:
 
     run("openloop_alone")
     # a scoring process: niced as `leaderboard worker` is (WORKER_NICE), commits 1/s
+    env = dict(site.env)
+    if args.worker_nice is not None:
+        env["WORKER_NICE"] = str(args.worker_nice)
     scorer = subprocess.Popen([sys.executable, str(ROOT / "perf" / "scoring_stream.py"),
                                "--rate", "1", "--cpu-ms", str(args.scoring_cpu_ms)],
-                              env=site.env, cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                              env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True,
                               start_new_session=True)
+    waits: dict[str, int] = {}
+
+    def sample_waits():
+        """What the database's backends wait on while reads and scoring run (every 20 ms)."""
+        import psycopg
+        with psycopg.connect(site.url.replace("+psycopg", ""), autocommit=True) as conn:
+            while not stop.wait(0.02):
+                for kind, event in conn.execute(
+                        "SELECT wait_event_type, wait_event FROM pg_stat_activity WHERE "
+                        "datname = current_database() AND pid <> pg_backend_pid() AND "
+                        "state = 'active'"):
+                    key = f"{kind}:{event}" if kind else "cpu"
+                    waits[key] = waits.get(key, 0) + 1
     commits: list[tuple[int, float, float]] = []
     visible: list[float] = []
     stop = threading.Event()
@@ -350,7 +367,7 @@ def measure_writes(site: Site, args) -> dict:
             sid, t_commit, write_ms = line.split()
             commits.append((int(sid), float(t_commit), float(write_ms)))
             while not stop.is_set() and time.monotonic() - float(t_commit) < 5:
-                _st, body, _ = get(site.port, path + "?per_page=5")
+                _st, body, _ = get(site.port, path + "?per_page=60")
                 if int(sid) in [row["submission_id"] for row in json.loads(body)["rows"]]:
                     visible.append(round(1000 * (time.monotonic() - float(t_commit)), 1))
                     break
@@ -358,16 +375,20 @@ def measure_writes(site: Site, args) -> dict:
 
     th = threading.Thread(target=watch, daemon=True)
     th.start()
+    sampler = threading.Thread(target=sample_waits, daemon=True)
+    sampler.start()
     time.sleep(2.5)  # the scorer's imports and first job
     n0 = len(commits)
-    run("openloop_scoring_1_per_s", worker_nice=int(os.environ.get("WORKER_NICE", 10)),
-        scoring_cpu_ms=args.scoring_cpu_ms)
+    r = run("openloop_scoring_1_per_s", worker_nice=int(env.get("WORKER_NICE", 10)),
+            scoring_cpu_ms=args.scoring_cpu_ms)
     stop.set()
     os.killpg(scorer.pid, signal.SIGTERM)
     scorer.wait(10)
     done = commits[n0:]
     out(measure="scoring_during_openloop", size=site.size, jobs=len(done),
-        write_ms=sorted(c[2] for c in done), scored_to_visible_ms=sorted(visible))
+        write_ms=sorted(c[2] for c in done), scored_to_visible_ms=sorted(visible),
+        commits_s=[round(c[1] - r["start_monotonic"], 3) for c in done],
+        pg_active_samples=dict(sorted(waits.items(), key=lambda kv: -kv[1])))
     res["scored_to_visible_ms"] = sorted(visible)
     stop = threading.Event()
 
@@ -420,7 +441,14 @@ def main(argv=None) -> int:
                     help="open-loop rate (default: half the warm maximum measured with wrk)")
     ap.add_argument("--openloop-duration", type=float, default=15)
     ap.add_argument("--openloop-procs", type=int, default=1)
-    ap.add_argument("--scoring-cpu-ms", type=float, default=150)
+    ap.add_argument("--scoring-cpu-ms", type=float, default=150,
+                    help="CPU each stand-in scoring job burns before its write")
+    ap.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE",
+                    help="a setting for the web workers (and the scoring process), e.g. "
+                         "BOARD_CACHE_STALE_RECHECK_S=0 for the cache's behaviour before "
+                         "issue 39")
+    ap.add_argument("--worker-nice", type=int, default=None,
+                    help="WORKER_NICE of the scoring process (default: the config's, 10)")
     ap.add_argument("--trace-dir", help="write each open-loop run's per-request CSV here")
     ap.add_argument("--redis-url", help="Redis for a single size (default: a private "
                                         "redis-server per size)")

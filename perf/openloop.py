@@ -218,6 +218,7 @@ def run_openloop(url: str | list[str], *, rate: float, duration: float, procs: i
             fh.writelines(f"{d:.4f},{v:.2f}\n" for d, v in pairs)
     scheduled = sum(r["scheduled"] for r in results)
     return {"tool": "openloop", "rate": rate, "duration_s": duration, "procs": procs,
+            "start_monotonic": round(start, 4),
             "scheduled": scheduled, "completed": len(lat),
             "achieved_rps": round(len(lat) / duration, 1),
             "p50_ms": round(_pct(lat, 0.50), 1), "p90_ms": round(_pct(lat, 0.90), 1),

@@ -39,7 +39,9 @@ def main(argv=None) -> int:
     ap.add_argument("--rate", type=float, default=1.0, help="jobs per second")
     ap.add_argument("--cpu-ms", type=float, default=150.0)
     ap.add_argument("--benchmark", default="loki")
-    ap.add_argument("--team-id", type=int, default=1)
+    ap.add_argument("--teams", type=int, default=50,
+                    help="job k scores for team 1 + k %% TEAMS (a new best of that team: a "
+                         "board change every time)")
     args = ap.parse_args(argv)
     from leaderboard.server.boards.cache import invalidate_boards
     from leaderboard.server.config import load_config
@@ -57,8 +59,10 @@ def main(argv=None) -> int:
         s.rollback()
         period = 1.0 / args.rate
         t_next = time.monotonic()
+        k = 0
         while True:
-            sub = Submission(benchmark_id=bench_id, split="test", team_id=args.team_id,
+            k += 1
+            sub = Submission(benchmark_id=bench_id, split="test", team_id=1 + k % args.teams,
                              method_name="stream", status="queued",
                              created_at=datetime.now(timezone.utc))
             s.add(sub)

@@ -22,6 +22,9 @@ overrides to `load_config`; nothing here runs at import time.
 ``RECOVERY_GRACE_S``   a row whose job Redis no longer holds (and no lease covers) this long is
                        re-queued at the reconciler's next pass, whatever its deadline (10)
 ``MAX_ATTEMPTS``       scoring attempts before a submission fails as a platform error (3)
+``BOARD_CACHE_STALE_RECHECK_S``  while another process recomputes a board entry, a process
+                       serves the previous version from its own memory and asks Redis again
+                       after this long (default 0.05; 0: every request asks, the old way)
 ``WORKER_NICE``        niceness a ``worker`` process adds to itself at start (default 10; 0 =
                        none): where web and workers share a host's cores, board reads go first
                        and scoring takes what they leave (issue 39)
@@ -229,6 +232,14 @@ def load_config(overrides: Mapping[str, Any] | None = None,
                              f"got {raw!r}") from None
         if cfg["DEV_DAILY_QUOTA"] < 0:
             raise ValueError(f"DEV_DAILY_QUOTA must be >= 0, got {raw!r}")
+    raw = get("BOARD_CACHE_STALE_RECHECK_S", 0.05)
+    try:
+        cfg["BOARD_CACHE_STALE_RECHECK_S"] = float(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"BOARD_CACHE_STALE_RECHECK_S must be a number of seconds, "
+                         f"got {raw!r}") from None
+    if not 0 <= cfg["BOARD_CACHE_STALE_RECHECK_S"] <= 5:
+        raise ValueError(f"BOARD_CACHE_STALE_RECHECK_S must be within 0..5, got {raw!r}")
     gpu = get("GPU_DEVICE")
     if gpu in (None, ""):
         cfg["GPU_DEVICE"] = None

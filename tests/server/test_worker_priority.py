@@ -29,6 +29,15 @@ def test_config_default_and_validation():
         load_config(environ={"WORKER_NICE": "-5"})
 
 
+def test_stale_recheck_setting():
+    from leaderboard.server.boards.cache import cache_from_config
+    assert load_config(environ={})["BOARD_CACHE_STALE_RECHECK_S"] == 0.05
+    cfg = load_config(environ={"BOARD_CACHE_STALE_RECHECK_S": "0"})
+    assert cache_from_config(cfg).stale_recheck_s == 0.0
+    with pytest.raises(ValueError, match="BOARD_CACHE_STALE_RECHECK_S"):
+        load_config(environ={"BOARD_CACHE_STALE_RECHECK_S": "soon"})
+
+
 def test_lower_priority_in_a_child():
     code = ("import os; from leaderboard.server.jobs.worker import lower_priority; "
             "before = os.nice(0); print(lower_priority(3) - before)")
