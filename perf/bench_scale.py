@@ -1,33 +1,40 @@
-"""Boards at scale (issue 16): N scored submissions, two gunicorn workers, PostgreSQL + Redis.
+"""Boards at scale (issues 16, 25, 39): N scored submissions, two gunicorn workers, PostgreSQL + Redis.
 
     .venv/bin/python perf/bench_scale.py --submissions 50000 \\
         --redis-url redis://127.0.0.1:6402/5 [--duration 8] [--keep]
     # load once, then run against copies of it
-    .venv/bin/python perf/bench_scale.py --submissions 500000 --load-only lb_scale_500k \\
-        --redis-url redis://127.0.0.1:6402/5
+    .venv/bin/python perf/bench_scale.py --submissions 500000 --load-only lb_scale_500k
     .venv/bin/python perf/bench_scale.py --from-template lb_scale_500k --redis-url ...
+    # several sizes side by side in one run (issue 39)
+    .venv/bin/python perf/bench_scale.py --sizes 5000,50000,500000 \\
+        --from-templates lb_scale_5k,lb_scale_50k,lb_scale_500k [--only reads,writes,rounds]
 
-Creates its own PostgreSQL database (``lb_bench_scale_<random>``, dropped at the end unless
-``--keep``), builds the schema with ``alembic upgrade head``, and bulk-loads (COPY) five
-benchmarks named after the demo benchmarks (syncred, loki, tridf, uniaidet, vct2: synthetic
-metadata, one detection task each over image/video/...), N scored submissions spread over them
-(4 per team, public/private/all parts, overall + per-modality slices, 3 metrics: 27 score rows
-per submission), then builds the standings and the modality boards with the set-based rebuild
-(`leaderboard.server.boards.rebuild.rebuild`, issue 25), timed.
-It starts ``gunicorn -w 2`` against that database and ``--redis-url`` and measures:
+Each size gets its own PostgreSQL database (``lb_bench_scale_boards_<random>``: a copy of its
+template, ``CREATE DATABASE ... TEMPLATE``, or a fresh load; dropped at the end unless
+``--keep``), its own Redis (``--redis-url`` for a single size, else a private ``redis-server``
+per size, so that the sizes run side by side without sharing cache keys) and its own
+``gunicorn -w 2 --threads 4`` (gthread). A fresh load builds the schema with ``alembic upgrade
+head`` and bulk-loads (COPY) five benchmarks named after the demo benchmarks (syncred, loki,
+tridf, uniaidet, vct2: synthetic metadata, one detection task each over image/video/...), N
+scored submissions spread over them (4 per team, public/private/all parts, overall +
+per-modality slices, 3 metrics: 27 score rows per submission), then builds the standings and
+the modality boards with the set-based rebuild (`leaderboard.server.boards.rebuild.rebuild`,
+issue 25), timed. Parts (``--only``):
 
-* cold reads (every board entry invalidated, first request): JSON board, HTML board, home,
-  modality page;
-* warm reads (requests/s, p50/p99) of each, with ``wrk`` (``apt-get install -y wrk``; 32
-  connections by default) when it is installed, else a Python load generator (GIL-bound: a
-  floor); "all submissions" mode at page 1 and at a deep page (1,000 when the board has it);
-* JSON board reads while a new scored submission arrives every second (ORM write in one
-  transaction: scores + standings, then ``invalidate_boards``), and the time from that commit
-  until the submission is visible on the board;
-* JSON board reads while the whole board cache is cleared every second;
-* RSS of each gunicorn worker, Redis ``used_memory`` and the board entries' own memory.
+* ``reads``: cold reads (every board entry invalidated, first request, 5 tries) and warm reads
+  (``wrk``, 32 connections; a Python generator, a floor, without it) of the JSON board, HTML
+  board, all-mode pages, home and the modality page; CPU per warm request in-process;
+* ``writes``: open-loop JSON board reads (`perf/openloop.py`: a fixed rate, latency from each
+  request's due time, so a stall counts for every request due during it) at half the warm
+  maximum ``wrk`` measured, alone; while a separate scoring process (`perf/scoring_stream.py`:
+  niced by ``WORKER_NICE`` as ``leaderboard worker`` is, a job's CPU, then the ORM write with
+  the standings hook and the invalidation) scores one submission a second, with the time from
+  its commit until the submission shows on the board and what PostgreSQL's backends wait on;
+  and while the whole board cache is cleared every second;
+* ``rounds``: warm JSON, HTML and home (``wrk``) at every size, ``--rounds`` times, the sizes
+  alternating within each round (so the machine's drifting load falls on all alike); medians.
 
-Prints one JSON line per measurement.
+Prints one JSON line per measurement, then a table (a JSON line and markdown rows).
 """
 from __future__ import annotations
 
