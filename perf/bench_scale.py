@@ -1,4 +1,4 @@
-"""Boards at scale (issues 16, 25, 39): N scored submissions, two gunicorn workers, PostgreSQL + Redis.
+"""Boards at scale (issues 16, 25, 39): N scored submissions, gunicorn, PostgreSQL + Redis.
 
     .venv/bin/python perf/bench_scale.py --submissions 50000 \\
         --redis-url redis://127.0.0.1:6402/5 [--duration 8] [--keep]

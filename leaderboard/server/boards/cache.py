@@ -183,9 +183,11 @@ class BoardCache:
                 if not fresh:
                     # stale: served, kept under generations marked stale (never current)
                     # and not looked up in Redis again for stale_recheck_s
+                    marked = tuple(stale[0])
+                    if not marked or marked[0] != "stale":
+                        marked = ("stale", *marked)
                     with self._lock:
-                        self._local[local_key] = (("stale", *stale[0]), value,
-                                                  now + self.ttl_s)
+                        self._local[local_key] = (marked, value, now + self.ttl_s)
                         self._recheck[local_key] = now + self.stale_recheck_s
                     return value
         with self._lock:
