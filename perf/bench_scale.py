@@ -266,7 +266,7 @@ class Site:
         self.env = {**os.environ, "DATABASE_URL": self.url, "DATA_DIR": str(self.data_dir),
                     "SECRET_KEY": "bench", "COOKIE_SECURE": "0", "REDIS_URL": self.redis_url,
                     "RATELIMIT_ENABLED": "0", "PYTHONPATH": str(ROOT),
-                    **dict(kv.split("=", 1) for kv in args.server_env)}
+                    **dict(kv.split("=", 1) for kv in self.args.server_env)}
         self.port = free_port()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-w", "2", "--threads", "4", "--worker-class",
