@@ -132,7 +132,7 @@ def worker(queues: str, burst: bool, fork: bool, simple: bool) -> None:
     (`leaderboard.server.jobs.worker`)."""
     from leaderboard.server.db import get_db
     from leaderboard.server.jobs.queue import redis_connection
-    from leaderboard.server.jobs.worker import run_worker
+    from leaderboard.server.jobs.worker import lower_priority, run_worker
 
     if not logging.getLogger().handlers:
         # RQ sets up its own logger only; the jobs' lines (``leaderboard`` at INFO, one per
@@ -153,6 +153,8 @@ def worker(queues: str, burst: bool, fork: bool, simple: bool) -> None:
         import leaderboard.server.jobs.scoring  # noqa: F401
         if fork and simple:
             _fail("--fork and --simple contradict each other")
+        # web reads first where they share the cores (issue 39, WORKER_NICE)
+        lower_priority(app.config["WORKER_NICE"])
         run_worker(conn, names, burst=burst, simple=not fork)
 
 

@@ -22,6 +22,12 @@ overrides to `load_config`; nothing here runs at import time.
 ``RECOVERY_GRACE_S``   a row whose job Redis no longer holds (and no lease covers) this long is
                        re-queued at the reconciler's next pass, whatever its deadline (10)
 ``MAX_ATTEMPTS``       scoring attempts before a submission fails as a platform error (3)
+``BOARD_CACHE_STALE_RECHECK_S``  while another process recomputes a board entry, a process
+                       serves the previous version from its own memory and asks Redis again
+                       after this long (default 0.05; 0: every request asks, the old way)
+``WORKER_NICE``        niceness a ``worker`` process adds to itself at start (default 10; 0 =
+                       none): where web and workers share a host's cores, board reads go first
+                       and scoring takes what they leave (issue 39)
 ``COOKIE_SECURE``      "0" to allow session cookies over plain http (local development)
 ``MAX_IMAGE_MB``       largest accepted detector image tarball (default 20480)
 ``CONTAINER_MARGIN_S`` RQ timeout of a container job = HARNESS_WALL_S + this (default 600)
@@ -96,7 +102,8 @@ _DEPLOYMENT_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _INTS = {"DAILY_QUOTA": 5, "MAX_UPLOAD_MB": 200, "SCORING_TIMEOUT_S": 600,
          "QUEUE_DEADLINE_S": 3600, "MAX_ATTEMPTS": 3, "JOB_RESULT_TTL_S": 3600,
          "JOB_FAILURE_TTL_S": 7 * 86400, "LABEL_CACHE_SIZE": 8, "RECOVERY_GRACE_S": 10,
-         "MAX_IMAGE_MB": 20480, "CONTAINER_MARGIN_S": 600, "CONTAINER_MAX_ATTEMPTS": 2}
+         "MAX_IMAGE_MB": 20480, "CONTAINER_MARGIN_S": 600, "CONTAINER_MAX_ATTEMPTS": 2,
+         "WORKER_NICE": 10}
 
 
 def _persisted_secret(name: str, make) -> str:
@@ -225,6 +232,14 @@ def load_config(overrides: Mapping[str, Any] | None = None,
                              f"got {raw!r}") from None
         if cfg["DEV_DAILY_QUOTA"] < 0:
             raise ValueError(f"DEV_DAILY_QUOTA must be >= 0, got {raw!r}")
+    raw = get("BOARD_CACHE_STALE_RECHECK_S", 0.05)
+    try:
+        cfg["BOARD_CACHE_STALE_RECHECK_S"] = float(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"BOARD_CACHE_STALE_RECHECK_S must be a number of seconds, "
+                         f"got {raw!r}") from None
+    if not 0 <= cfg["BOARD_CACHE_STALE_RECHECK_S"] <= 5:
+        raise ValueError(f"BOARD_CACHE_STALE_RECHECK_S must be within 0..5, got {raw!r}")
     gpu = get("GPU_DEVICE")
     if gpu in (None, ""):
         cfg["GPU_DEVICE"] = None

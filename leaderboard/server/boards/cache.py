@@ -20,7 +20,13 @@ generations it was computed under), so a new version replaces the superseded one
 leaving it to expire. A stale entry is rebuilt by one process at a time (issue 16): the one that
 takes the entry's lock (``SET NX`` with a TTL of ``lock_s``, config ``BOARD_CACHE_LOCK_S``,
 default 5 s) computes it; the others serve the previous version meanwhile, or, when there is none
-(a cold cache), wait for the new one up to ``lock_s`` before computing it themselves.
+(a cold cache), wait for the new one up to ``lock_s`` before computing it themselves. A process
+serving the previous version keeps it in its own dict and looks at Redis again only after
+``stale_recheck_s`` (config ``BOARD_CACHE_STALE_RECHECK_S``, default 0.05 s): issue 39 measured
+that without this, every request while one process recomputed an entry paid two Redis round
+trips and two JSON decodes per entry (a page reads three or four), which made each request
+several times slower exactly when a worker was busy recomputing: after each invalidation the
+web workers stalled for 100-150 ms and the p99 of board reads rose past 100 ms.
 
 A Redis error never fails a page: the lookup computes afresh and logs; a failed invalidation is
 logged as an error, since boards would then be stale until the entry's TTL.
@@ -55,7 +61,7 @@ class BoardCache:
 
     def __init__(self, *, redis_client=None, state_dir: str | os.PathLike | None = None,
                  ttl_s: int = 3600, max_entries: int = 4096, gen_ttl_s: float = 0.0,
-                 lock_s: float = 5.0):
+                 lock_s: float = 5.0, stale_recheck_s: float = 0.05):
         if ttl_s <= 0:
             raise ValueError(f"ttl_s must be > 0, got {ttl_s!r}")
         if gen_ttl_s < 0:
@@ -73,6 +79,10 @@ class BoardCache:
         self._lock = threading.Lock()
         self.hits = self.misses = self.stale_served = 0
         self.lock_s = lock_s
+        # a stale entry served while another process recomputes it is kept in _local (with its
+        # old generations, so never taken for current) and Redis is asked again after this
+        self.stale_recheck_s = stale_recheck_s
+        self._recheck: dict[Hashable, float] = {}
 
     # -- generations ---------------------------------------------------------------------------
     def _gen_path(self, scope: str) -> Path:
@@ -155,6 +165,9 @@ class BoardCache:
         if found is not None and found[0] == gens and found[2] > now:
             self.hits += 1
             return found[1]
+        if found is not None and self._recheck.get(local_key, 0.0) > now:
+            self.stale_served += 1  # another process is recomputing it: ask Redis later
+            return found[1]
         if self.redis is None:
             self.misses += 1
             value = compute()
@@ -168,10 +181,20 @@ class BoardCache:
                     None if found is None else (found[0], found[1]))
                 value, fresh = self._revalidate(scope, key, gens, compute, stale)
                 if not fresh:
-                    return value  # stale: served, never memoised as current
+                    # stale: served, kept under generations marked stale (never current)
+                    # and not looked up in Redis again for stale_recheck_s
+                    marked = tuple(stale[0])
+                    if not marked or marked[0] != "stale":
+                        marked = ("stale", *marked)
+                    with self._lock:
+                        self._local[local_key] = (marked, value, now + self.ttl_s)
+                        self._recheck[local_key] = now + self.stale_recheck_s
+                    return value
         with self._lock:
+            self._recheck.pop(local_key, None)
             if len(self._local) >= self.max_entries:
                 self._local.clear()  # crude but bounded; boards are recomputed on demand
+                self._recheck.clear()
             self._local[local_key] = (gens, value, now + self.ttl_s)
         return value
 
@@ -233,9 +256,11 @@ class BoardCache:
             self._gen_memo.clear()
             if benchmark_key is None:
                 self._local.clear()
+                self._recheck.clear()
             else:
                 for k in [k for k in self._local if k[0] in scopes]:
                     del self._local[k]
+                    self._recheck.pop(k, None)
         try:
             for scope in scopes:
                 self._bump(scope)
@@ -291,7 +316,8 @@ def cache_from_config(config) -> BoardCache:
     return BoardCache(redis_client=redis_client, state_dir=state_dir,
                       ttl_s=int(config.get("BOARD_CACHE_TTL_S", 3600)),
                       gen_ttl_s=float(config.get("BOARD_CACHE_GEN_TTL_S", 0.5)),
-                      lock_s=float(config.get("BOARD_CACHE_LOCK_S", 5.0)))
+                      lock_s=float(config.get("BOARD_CACHE_LOCK_S", 5.0)),
+                      stale_recheck_s=float(config.get("BOARD_CACHE_STALE_RECHECK_S", 0.05)))
 
 
 _fallback_cache: BoardCache | None = None

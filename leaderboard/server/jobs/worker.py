@@ -22,6 +22,14 @@ that crashes the interpreter takes the worker with it, and the restart policy be
 one (``MAX_ATTEMPTS`` ends a submission that keeps doing that). ``worker --fork`` restores a
 work-horse per job, for isolation at the cost of a cold start per job.
 
+**Second to the web** (issue 39): `lower_priority` raises the process's niceness by
+``WORKER_NICE`` (default 10) before it takes a job, so where scoring workers share cores with the
+web workers (a single host, the embedded install, a CPU host running both) the kernel gives the
+board reads the CPU first and scoring the rest: a job takes longer under read load, a read does
+not wait behind a job. Niceness is inherited by any process a job starts and cannot be lowered
+back without privilege. Across containers it has no effect (each has its own CPU group): the
+compose file gives workers a smaller ``cpu_shares`` for that.
+
 Deployments restart the process itself too (compose ``restart: unless-stopped``, systemd
 ``Restart=always``, docs/deploy.md), for what no loop survives: a SIGKILL, the OOM killer.
 """
@@ -40,6 +48,18 @@ log = logging.getLogger(__name__)
 
 #: longest pause between two attempts to reach Redis again
 MAX_WAIT_S = 5.0
+
+
+def lower_priority(increment: int) -> int:
+    """Add ``increment`` (>= 0) to this process's niceness; returns the niceness now. A
+    failure (a platform without it) is logged, never fatal: it costs priority, not work."""
+    if increment < 0:
+        raise ValueError(f"WORKER_NICE must be >= 0, got {increment}")
+    try:
+        return os.nice(increment)
+    except OSError as exc:  # pragma: no cover - os.nice(+n) does not need privilege
+        log.warning("worker: could not lower priority by %d (%s)", increment, exc)
+        return os.nice(0)
 
 
 def _redis_answers(conn: redis.Redis) -> bool:

@@ -42,7 +42,60 @@ def test_stale_version_served_while_another_process_rebuilds(r):
     release.set()
     t.join(5)
     assert calls == [1]  # one rebuild, not one per reader
+    time.sleep(b.stale_recheck_s)  # b looks at Redis again after stale_recheck_s (issue 39)
     assert b.get_or_compute("demo", ("k",), lambda: "never") == "v2"
+
+
+class _Counting:
+    """A Redis client that counts the commands sent (pipelines count once)."""
+
+    def __init__(self, client):
+        self.client, self.calls = client, 0
+
+    def __getattr__(self, name):
+        attr = getattr(self.client, name)
+        if callable(attr):
+            def call(*a, **k):
+                self.calls += 1
+                return attr(*a, **k)
+            return call
+        return attr
+
+
+def test_stale_reads_skip_redis_while_another_process_rebuilds(r):
+    """Issue 39: while another process recomputes an entry, a process serving the previous
+    version keeps it in its own dict and asks Redis again only every stale_recheck_s, instead
+    of two round trips per request; once the new version is published it is served."""
+    from leaderboard.server.boards.cache import BoardCache
+    a = BoardCache(redis_client=r, lock_s=3)
+    counting = _Counting(r)
+    b = BoardCache(redis_client=counting, lock_s=3, stale_recheck_s=0.2, gen_ttl_s=10)
+    assert b.get_or_compute("demo", ("k",), lambda: "v1") == "v1"
+    b.invalidate("demo")  # as a scoring process would: b's own memo is dropped
+    started, release = threading.Event(), threading.Event()
+
+    def slow():
+        started.set()
+        release.wait(5)
+        return "v2"
+
+    t = threading.Thread(target=lambda: a.get_or_compute("demo", ("k",), slow))
+    t.start()
+    started.wait(5)
+    assert b.get_or_compute("demo", ("k",), lambda: "dup") == "v1"  # stale, from Redis
+    before = counting.calls
+    for _ in range(50):
+        assert b.get_or_compute("demo", ("k",), lambda: "dup") == "v1"
+    assert counting.calls == before  # generations memoised, the stale value from the dict
+    assert b.stale_served == 51
+    release.set()
+    t.join(5)
+    assert b.get_or_compute("demo", ("k",), lambda: "dup") == "v1"  # within the recheck
+    time.sleep(0.25)
+    assert b.get_or_compute("demo", ("k",), lambda: "never") == "v2"
+    assert b.get_or_compute("demo", ("k",), lambda: "never") == "v2"
+    b.invalidate("demo")  # an invalidation forgets the stale copy and its recheck time
+    assert b._recheck == {}
 
 
 def test_cold_readers_wait_for_the_one_rebuild(r):
