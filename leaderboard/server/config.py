@@ -25,6 +25,9 @@ overrides to `load_config`; nothing here runs at import time.
 ``BOARD_CACHE_STALE_RECHECK_S``  while another process recomputes a board entry, a process
                        serves the previous version from its own memory and asks Redis again
                        after this long (default 0.05; 0: every request asks, the old way)
+``BOARD_WARM``         "0" to stop a scoring worker from re-rendering the boards a scored
+                       submission changed right after it clears them (default on; issue 39:
+                       the readers then find fresh entries instead of recomputing them)
 ``WORKER_NICE``        niceness a ``worker`` process adds to itself at start (default 10; 0 =
                        none): where web and workers share a host's cores, board reads go first
                        and scoring takes what they leave (issue 39)
@@ -287,6 +290,7 @@ def load_config(overrides: Mapping[str, Any] | None = None,
         if get(name) not in (None, ""):
             cfg[name] = get(name)
     cfg["RATELIMIT_ENABLED"] = _flag(get("RATELIMIT_ENABLED", "1"))
+    cfg["BOARD_WARM"] = _flag(get("BOARD_WARM", "1"))
     cfg["WTF_CSRF_ENABLED"] = _flag(get("WTF_CSRF_ENABLED", "1"))
     # Flask rejects bodies above this before our code runs; the streaming cap is the real check.
     cfg["MAX_CONTENT_LENGTH"] = (max(cfg["MAX_UPLOAD_MB"], cfg["MAX_IMAGE_MB"]) + 1) * 1024 * 1024

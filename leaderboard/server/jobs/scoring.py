@@ -27,6 +27,7 @@ from sqlalchemy import select
 from leaderboard.core.errors import PredictionError
 from leaderboard.server.access.submitting import refusal_at_job_start
 from leaderboard.server.boards.cache import invalidate_boards
+from leaderboard.server.jobs import board_warm
 from leaderboard.server.db import get_db
 from leaderboard.server.jobs import lease
 from leaderboard.server.jobs import judging as judge_jobs  # judge metrics follow (issue 6)
@@ -158,6 +159,9 @@ def store_scores(submission_id: int, benchmark_key: str, result, *, job: str,
         outcome_store.save_result(current_app.config["DATA_DIR"], submission_id, result)
     with timed.phase("invalidate"):
         invalidate_boards(benchmark_key)
+    if board_warm.should_warm():  # the readers' pages, recomputed here, not in the web
+        with timed.phase("warm"):
+            board_warm.warm(submission_id, benchmark_key)
     if phases is None:
         log.info("job=%s submission=%s outcome=scored records=%s", job, submission_id, n)
     else:
