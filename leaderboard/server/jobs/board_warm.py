@@ -21,7 +21,10 @@ At most one warm per benchmark and split each ``WARM_EVERY_S`` across all worker
 taken with ``SET NX``): in the rush, warming after every job cut the scoring rate from 2.6 to 1.9
 jobs/s (four pages rendered per job by a niced process), and a page warmed by a job is cleared by
 the next one within the second anyway. A job that finds the key taken only clears; the next
-reader or the next warm recomputes.
+reader or the next warm recomputes. Nor while jobs wait in the job's own queue: the next job
+clears the pages again at once, and the full rush (2,000 uploads in 10 minutes) measured the
+warming's cost there (scoring fell from 2.3 to 1.6 jobs/s, the queue grew to 900): the worker
+that empties the queue warms them.
 
 Contract: best effort. A page that fails to render is logged and skipped; warming never fails
 the job (the scores are committed before it runs).
@@ -75,8 +78,23 @@ def should_warm() -> bool:
             and get_cache().redis is not None)
 
 
+def _backlog() -> int:
+    """Jobs waiting in the current RQ job's queue (0 outside a job, or when RQ cannot tell)."""
+    try:
+        from rq import Queue, get_current_job
+        job = get_current_job()
+        if job is None:
+            return 0
+        return int(Queue(job.origin, connection=job.connection).count)
+    except Exception:  # noqa: BLE001 - an unknown backlog does not stop the warm
+        return 0
+
+
 def _turn(benchmark_key: str, split: str) -> bool:
-    """This worker's turn to warm (benchmark, split): nobody warmed it in ``WARM_EVERY_S``."""
+    """This worker's turn to warm (benchmark, split): no job waits behind this one, and nobody
+    warmed it in ``WARM_EVERY_S``."""
+    if _backlog():
+        return False
     redis = get_cache().redis
     try:
         return bool(redis.set(f"lb:boards:warm:{benchmark_key}:{split}", 1, nx=True,

@@ -58,3 +58,16 @@ def test_not_in_a_request_nor_without_redis_nor_when_off(boards_app, shared_cach
 def test_a_missing_submission_warms_nothing(boards_app, shared_cache):
     with boards_app.app_context():
         assert board_warm.warm(10**9, "nope") == 0
+
+
+def test_no_warm_while_jobs_wait_behind(boards_app, boards_session, make, shared_cache,
+                                        monkeypatch):
+    bench = make.benchmark()
+    sub = make.submission(bench, make.team(), scores={"public": {"accuracy": 0.8}})
+    boards_session.commit()
+    monkeypatch.setattr(board_warm, "_backlog", lambda: 3)  # the next job clears them again
+    with boards_app.app_context():
+        assert board_warm.warm(sub.id, bench.key) == 0
+    monkeypatch.setattr(board_warm, "_backlog", lambda: 0)
+    with boards_app.app_context():
+        assert board_warm.warm(sub.id, bench.key) == 2
