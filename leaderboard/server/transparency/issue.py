@@ -25,6 +25,7 @@ from pathlib import Path
 
 import orjson
 from sqlalchemy import Text, bindparam, cast, func, select
+from sqlalchemy.exc import NoResultFound
 from sqlalchemy.orm import Session
 
 from leaderboard.core.errors import PackError
@@ -34,6 +35,7 @@ from leaderboard.core.transparency.signing import Signer, format_time
 from leaderboard.server.models import Benchmark, Score, Submission, Team
 from leaderboard.server.models.containers import ContainerRun
 from leaderboard.server.models.transparency import LogEntry, ReceiptState
+from leaderboard.server.transparency import rawsql
 from leaderboard.server.transparency.log import Appender
 
 #: pack digests by (pack path, split, stat of both files): hashing items.jsonl once per process
@@ -138,7 +140,11 @@ def _read_records(session: Session, sub_id: int) -> tuple[list[dict], list[bytes
     """The submission's score rows as receipt records, sorted (`receipts.record`'s form, in
     `receipts.sort_records`' order: by each record's canonical bytes), and those bytes."""
     conn = session.connection()
-    if conn.dialect.name == "postgresql":
+    if rawsql.usable(conn):
+        text = rawsql.execute(rawsql.cursor(conn), conn, _RECORDS_JSON_SQL,
+                              {"sid": sub_id}).fetchone()[0]
+        rows = orjson.loads(text or "[]")
+    elif conn.dialect.name == "postgresql":
         rows = orjson.loads(conn.execute(_RECORDS_JSON_SQL, {"sid": sub_id}).scalar() or "[]")
     else:
         rows = conn.execute(_RECORDS_SQL, {"sid": sub_id}).all()
@@ -196,8 +202,14 @@ _CONTEXT_SQL = select(
 
 
 def _context(session: Session, sub: Submission):
-    return session.connection().execute(_CONTEXT_SQL, {
-        "team_id": sub.team_id, "sid": sub.id, "bench_id": sub.benchmark_id}).one()
+    conn = session.connection()
+    params = {"team_id": sub.team_id, "sid": sub.id, "bench_id": sub.benchmark_id}
+    if rawsql.usable(conn):
+        row = rawsql.execute(rawsql.cursor(conn), conn, _CONTEXT_SQL, params).fetchone()
+        if row is None:
+            raise NoResultFound(f"submission {sub.id}'s benchmark {sub.benchmark_id} is missing")
+        return row
+    return conn.execute(_CONTEXT_SQL, params).one()
 
 
 def _fields(sub: Submission, context, input: dict) -> dict:
@@ -265,7 +277,10 @@ _UPDATE_STATE = _STATE.update().where(
 
 
 def _state(session: Session, sub_id: int):
-    return session.connection().execute(_STATE_SQL, {"sid": sub_id}).one_or_none()
+    conn = session.connection()
+    if rawsql.usable(conn):
+        return rawsql.execute(rawsql.cursor(conn), conn, _STATE_SQL, {"sid": sub_id}).fetchone()
+    return conn.execute(_STATE_SQL, {"sid": sub_id}).one_or_none()
 
 
 class Issuer:
