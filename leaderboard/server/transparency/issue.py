@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import secrets
 from datetime import UTC, datetime
-from operator import itemgetter
 from pathlib import Path
 
 import orjson
@@ -30,7 +29,7 @@ from sqlalchemy.orm import Session
 
 from leaderboard.core.errors import PackError
 from leaderboard.core.transparency import receipts
-from leaderboard.core.transparency.canonical import digest
+from leaderboard.core.transparency.canonical import MAX_INT, CanonicalError, digest
 from leaderboard.core.transparency.signing import Signer, format_time
 from leaderboard.server.models import Benchmark, Score, Submission, Team
 from leaderboard.server.models.containers import ContainerRun
@@ -136,9 +135,47 @@ def _slice(text: str | None) -> dict:
     return found
 
 
-def _read_records(session: Session, sub_id: int) -> tuple[list[dict], list[bytes]]:
-    """The submission's score rows as receipt records, sorted (`receipts.record`'s form, in
-    `receipts.sort_records`' order: by each record's canonical bytes), and those bytes."""
+#: the canonical JSON of a record around its reals and count, by the stored fields: the keys
+#: sorted (ci_high, ci_low, judge, metric, metric_version, n, part, slice, task, value), so a
+#: record's bytes are `_RECORD_FORMAT` of (ci_high, ci_low, `_MIDDLES`, n, `_TAILS`, value)
+_RECORD_FORMAT = '{"ci_high":%s,"ci_low":%s%s%d%s%s}'
+#: (judge, metric, metric_version) -> ',"judge":..,"metric":..,"metric_version":..,"n":'
+_MIDDLES: dict[tuple, str] = {}
+#: (part, stored slice text, task) -> ',"part":..,"slice":..,"task":..,"value":'
+_TAILS: dict[tuple, str] = {}
+
+
+def _json(value) -> str:
+    return orjson.dumps(value, option=_DUMPS_OPTIONS).decode()
+
+
+def _middle(key: tuple) -> str:
+    judge, metric, version = key
+    found = ',"judge":%s,"metric":%s,"metric_version":%s,"n":' % (
+        _json(judge), _json(metric), _json(str(version)))
+    if len(_MIDDLES) > 4096:
+        _MIDDLES.clear()
+    _MIDDLES[key] = found
+    return found
+
+
+def _tail(key: tuple) -> str:
+    part, slice_text, task = key
+    found = ',"part":%s,"slice":%s,"task":%s,"value":' % (
+        _json(part), _json(_slice(slice_text)), _json(task))
+    if len(_TAILS) > 4096:
+        _TAILS.clear()
+    _TAILS[key] = found
+    return found
+
+
+def _read_encoded(session: Session, sub_id: int) -> list[tuple[bytes, str]]:
+    """The submission's score rows as receipt records (`receipts.record`'s form), each as
+    (its canonical bytes, its part), in `receipts.sort_records`' order (by those bytes).
+
+    The bytes are assembled from cached JSON of the fields a benchmark repeats (judge, metric,
+    version; part, slice, task) around each record's three reals and count, not from a dict
+    per record (byte for byte ``canonical_bytes(record)``: `test_issue_records.py`)."""
     conn = session.connection()
     if rawsql.usable(conn):
         text = rawsql.execute(rawsql.cursor(conn), conn, _RECORDS_JSON_SQL,
@@ -148,23 +185,36 @@ def _read_records(session: Session, sub_id: int) -> tuple[list[dict], list[bytes
         rows = orjson.loads(conn.execute(_RECORDS_JSON_SQL, {"sid": sub_id}).scalar() or "[]")
     else:
         rows = conn.execute(_RECORDS_SQL, {"sid": sub_id}).all()
-    dumps, opts, slice_of = orjson.dumps, _DUMPS_OPTIONS, _slice
+    middles, tails, fmt = _MIDDLES, _TAILS, _RECORD_FORMAT
     keyed = []
     # `_real` inlined (three calls a record, a few hundred a receipt): x - x is 0.0 exactly
     # for a finite number (an int from JSON too), NaN for NaN and the infinities; a string is
-    # PostgreSQL's JSON for a non-finite float8
+    # PostgreSQL's JSON for a non-finite float8. A real's repr needs no JSON escaping
     for p, t, m, sl, v, lo, hi, n, j, mv in rows:
-        rec = {"part": p, "task": t, "metric": m, "slice": slice_of(sl),
-               "value": None if v is None or v.__class__ is str or v - v != 0.0
-               else repr(v + 0.0),
-               "ci_low": None if lo is None or lo.__class__ is str or lo - lo != 0.0
-               else repr(lo + 0.0),
-               "ci_high": None if hi is None or hi.__class__ is str or hi - hi != 0.0
-               else repr(hi + 0.0),
-               "n": int(n or 0), "judge": j, "metric_version": str(mv)}
-        keyed.append((dumps(rec, option=opts), rec))
-    keyed.sort(key=itemgetter(0))
-    return [rec for _, rec in keyed], [b for b, _ in keyed]
+        key = (j, m, mv)
+        middle = middles.get(key) or _middle(key)
+        key = (p, sl, t)
+        tail = tails.get(key) or _tail(key)
+        n = int(n or 0)
+        if not -MAX_INT <= n <= MAX_INT:
+            raise CanonicalError(f"a record's n {n} is outside +-(2**53 - 1)")
+        keyed.append(((fmt % (
+            "null" if hi is None or hi.__class__ is str or hi - hi != 0.0
+            else '"%r"' % (hi + 0.0),
+            "null" if lo is None or lo.__class__ is str or lo - lo != 0.0
+            else '"%r"' % (lo + 0.0),
+            middle, n, tail,
+            "null" if v is None or v.__class__ is str or v - v != 0.0
+            else '"%r"' % (v + 0.0))).encode(), p))
+    keyed.sort()
+    return keyed
+
+
+def _read_records(session: Session, sub_id: int) -> tuple[list[dict], list[bytes]]:
+    """The submission's score rows as receipt records, sorted (`receipts.record`'s form, in
+    `receipts.sort_records`' order: by each record's canonical bytes), and those bytes."""
+    encoded = [b for b, _ in _read_encoded(session, sub_id)]
+    return [orjson.loads(b) for b in encoded], encoded
 
 
 def _records(session: Session, sub_id: int) -> list[dict]:
@@ -308,8 +358,9 @@ class Issuer:
         if state is None and not (sub.status == "scored" and sub.is_public):
             return None
         fields = _fields(sub, context, _input(session, sub))
-        records, encoded = _read_records(session, sub.id)
-        parts = {r["part"] for r in records}
+        keyed = _read_encoded(session, sub.id)
+        encoded = [b for b, _ in keyed]
+        parts = {p for _, p in keyed}
 
         def shown_after(old_flags: dict | None) -> set[str]:
             return shown_parts(parts, fields["benchmark"]["revealed"],
@@ -343,11 +394,11 @@ class Issuer:
         event = event_for(state.flags_json if state is not None else None, flags)
         now = now or datetime.now(UTC)
         index = self.appender.next_index
-        body = receipts.build_body(
+        body, shown_records = receipts.build_body_encoded(
             log_index=index,
             previous_index=state.last_index if state is not None else None, event=event,
-            issued_at=now, key_id=self.signer.key_id, records=records, shown_parts=shown,
-            salt=salt, records_commitment=commitment, presorted=True, **fields)
+            issued_at=now, key_id=self.signer.key_id, records=keyed, shown_parts=shown,
+            salt=salt, records_commitment=commitment, **fields)
         # the state row written with the entry (one statement on PostgreSQL)
         write = {"st_sid": sub.id, "st_index": index, "st_digest": state_digest,
                  "st_flags": flags}
@@ -355,7 +406,8 @@ class Issuer:
             along, write["st_salt"] = _INSERT_STATE, salt
         else:
             along = _UPDATE_STATE
-        self.appender.append(receipts.sign_encoded(body, self.signer), event=event,
+        self.appender.append(receipts.sign_encoded(body, self.signer, records=shown_records),
+                             event=event,
                              benchmark_key=fields["benchmark"]["key"], submission_id=sub.id,
                              now=now, along=along, params=write)
         self.issued.append(index)
