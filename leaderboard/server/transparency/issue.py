@@ -137,8 +137,7 @@ def _slice(text: str | None) -> dict:
 
 #: the canonical JSON of a record around its reals and count, by the stored fields: the keys
 #: sorted (ci_high, ci_low, judge, metric, metric_version, n, part, slice, task, value), so a
-#: record's bytes are `_RECORD_FORMAT` of (ci_high, ci_low, `_MIDDLES`, n, `_TAILS`, value)
-_RECORD_FORMAT = '{"ci_high":%s,"ci_low":%s%s%d%s%s}'
+#: record's bytes are ci_high, ci_low, `_MIDDLES`, n, `_TAILS`, value and the closing brace
 #: (judge, metric, metric_version) -> ',"judge":..,"metric":..,"metric_version":..,"n":'
 _MIDDLES: dict[tuple, str] = {}
 #: (part, stored slice text, task) -> ',"part":..,"slice":..,"task":..,"value":'
@@ -185,7 +184,7 @@ def _read_encoded(session: Session, sub_id: int) -> list[tuple[bytes, str]]:
         rows = orjson.loads(conn.execute(_RECORDS_JSON_SQL, {"sid": sub_id}).scalar() or "[]")
     else:
         rows = conn.execute(_RECORDS_SQL, {"sid": sub_id}).all()
-    middles, tails, fmt = _MIDDLES, _TAILS, _RECORD_FORMAT
+    middles, tails = _MIDDLES, _TAILS
     keyed = []
     # `_real` inlined (three calls a record, a few hundred a receipt): x - x is 0.0 exactly
     # for a finite number (an int from JSON too), NaN for NaN and the infinities; a string is
@@ -198,14 +197,14 @@ def _read_encoded(session: Session, sub_id: int) -> list[tuple[bytes, str]]:
         n = int(n or 0)
         if not -MAX_INT <= n <= MAX_INT:
             raise CanonicalError(f"a record's n {n} is outside +-(2**53 - 1)")
-        keyed.append(((fmt % (
-            "null" if hi is None or hi.__class__ is str or hi - hi != 0.0
-            else '"%r"' % (hi + 0.0),
-            "null" if lo is None or lo.__class__ is str or lo - lo != 0.0
-            else '"%r"' % (lo + 0.0),
-            middle, n, tail,
-            "null" if v is None or v.__class__ is str or v - v != 0.0
-            else '"%r"' % (v + 0.0))).encode(), p))
+        keyed.append((
+            ('{"ci_high":' + ("null" if hi is None or hi.__class__ is str or hi - hi != 0.0
+                              else f'"{hi + 0.0!r}"')
+             + ',"ci_low":' + ("null" if lo is None or lo.__class__ is str or lo - lo != 0.0
+                               else f'"{lo + 0.0!r}"')
+             + middle + str(n) + tail
+             + ("null" if v is None or v.__class__ is str or v - v != 0.0
+                else f'"{v + 0.0!r}"') + "}").encode(), p))
     keyed.sort()
     return keyed
 
