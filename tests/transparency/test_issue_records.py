@@ -51,6 +51,8 @@ def test_fast_records_equal_the_reference(app, scored):
                         slice_json=sl, value=v, ci_low=lo, ci_high=hi, n=i, judge=judge,
                         metric_version="2"))
     issue._SLICES.clear()
+    issue._TAILS.clear()
+    issue._MIDDLES.clear()
     with db.scope() as s:
         expected = _reference(s, sid)
         for _ in range(2):  # the second pass reads the slices from the cache
@@ -59,6 +61,9 @@ def test_fast_records_equal_the_reference(app, scored):
             assert encoded == [canonical_bytes(r) for r in expected]  # the sort keys
             assert receipts.commitment_of_encoded(encoded, "ab" * 32) == \
                 receipts.commitment(expected, "ab" * 32)
+        keyed = issue._read_encoded(s, sid)
+        assert [b for b, _ in keyed] == encoded
+        assert [p for _, p in keyed] == [r["part"] for r in expected]
         assert len(got) > len(TRICKY)
         by_metric = {r["metric"]: r for r in got}
         assert by_metric["x0"]["slice"] == {"a;b": "x=y", "modality": "image"}

@@ -176,3 +176,23 @@ def test_malformed_documents_are_named():
         receipts.load(b'{"receipt": {"n": 9007199254740993}, "signature": {}}')
     with pytest.raises(Malformed, match="format"):
         receipts.load(b'{"receipt": {"format": "x"}, "signature": {}}')
+
+
+@pytest.mark.parametrize("shown", [("public",), ("all", "public", "private"), ()])
+def test_records_spliced_as_bytes_give_the_same_receipt(signer, shown):
+    """`build_body_encoded` + `sign_encoded(records=...)` (the issuer's hot path: records as
+    their canonical bytes) give the bytes of `build_body` + `encode(sign(...))`, sealed or
+    not (Ed25519 signatures are deterministic)."""
+    expected = receipts.encode(receipts.sign(_body(signer, shown=shown), signer))
+    ordered = receipts.sort_records(_records())
+    keyed = [(canonical.canonical_bytes(r), r["part"]) for r in ordered]
+    plain = _body(signer, shown=shown)
+    fields = {k: plain[k] for k in ("log_index", "previous_index", "event", "key_id",
+                                    "benchmark", "pack", "submission", "input")}
+    body, shown_records = receipts.build_body_encoded(
+        records=keyed, shown_parts=shown, salt="ab" * 32,
+        records_commitment=receipts.commitment(ordered, "ab" * 32), issued_at=T0, **fields)
+    assert receipts.sign_encoded(body, signer, records=shown_records) == expected
+    if shown:  # a body with its records decoded is refused, not spliced twice
+        with pytest.raises(ValueError, match="empty records list"):
+            receipts.sign_encoded(plain, signer, records=shown_records)

@@ -159,6 +159,21 @@ def build_body(*, log_index: int, previous_index: int | None, event: str, issued
     return body
 
 
+def build_body_encoded(*, records: Sequence[tuple[bytes, str]], shown_parts: Iterable[str],
+                       salt: str, records_commitment: str, **fields) -> tuple[dict, list[bytes]]:
+    """`build_body` of records given as (canonical bytes, part), in canonical order (the
+    issuer's hot path: no record is decoded into a dict and encoded again): the body with an
+    empty ``"records"`` list, and the bytes of the records it shows, for `sign_encoded`'s
+    ``records``. ``fields``: `build_body`'s other arguments."""
+    shown = set(shown_parts)
+    body = build_body(records=(), shown_parts=shown, salt=salt,
+                      records_commitment=records_commitment, presorted=True, **fields)
+    body["sealed_parts"] = sorted({part for _, part in records} - shown)
+    if body["sealed_parts"]:
+        del body["salt"]
+    return body, [b for b, part in records if part in shown]
+
+
 def sign(body: dict, signer: Signer) -> dict:
     if body.get("key_id") != signer.key_id:
         raise ValueError("the body names another key than the signer's")
@@ -178,12 +193,28 @@ def _assemble(key: str, body_bytes: bytes, signature: dict) -> bytes:
             + canonical_bytes(signature) + b"}")
 
 
-def sign_encoded(body: dict, signer: Signer) -> bytes:
+_NO_RECORDS = b'"records":[]'
+
+
+def sign_encoded(body: dict, signer: Signer, *, records: Sequence[bytes] | None = None) -> bytes:
     """`encode(sign(body, signer))` with the body encoded once (issuing's hot path: the body
-    comes from `build_body`, whose reals are strings already)."""
+    comes from `build_body`, whose reals are strings already). ``records``: the canonical
+    bytes of the body's records, in order, when ``body["records"]`` is an empty list in their
+    place (`build_body_encoded`): spliced into the body's bytes, not encoded again."""
     if body.get("key_id") != signer.key_id:
         raise ValueError("the body names another key than the signer's")
     body_bytes = canonical_bytes(body, check=False)
+    if records is not None:
+        if body.get("records") != []:
+            raise ValueError("records are spliced only in place of an empty records list")
+        # the one "records" key with an empty list: the body's own (its other objects have
+        # fixed keys, and a quote inside a JSON string is always escaped); a second match
+        # would be refused rather than guessed at
+        at = body_bytes.find(_NO_RECORDS)
+        if at < 0 or body_bytes.find(_NO_RECORDS, at + 1) >= 0:
+            raise ValueError("the body's records list is not found once in its bytes")
+        body_bytes = (body_bytes[:at] + b'"records":[' + b",".join(records) + b"]"
+                      + body_bytes[at + len(_NO_RECORDS):])
     key = "head" if body.get("format") == HEAD_FORMAT else "receipt"
     return _assemble(key, body_bytes, signer.sign_bytes(body_bytes))
 

@@ -17,6 +17,7 @@ import base64
 import binascii
 import hashlib
 from dataclasses import dataclass
+from functools import cached_property
 from datetime import UTC, datetime
 
 from cryptography.exceptions import InvalidSignature
@@ -84,8 +85,10 @@ class Signer:
 
     private: Ed25519PrivateKey
 
-    @property
+    @cached_property
     def key_id(self) -> str:
+        # once per signer (derived from the public key: an encoding and a hash each time,
+        # and every receipt asks three times); cached_property bypasses the frozen setattr
         return key_id(self.private.public_key())
 
     @property

@@ -20,20 +20,21 @@ from __future__ import annotations
 import os
 import secrets
 from datetime import UTC, datetime
-from operator import itemgetter
 from pathlib import Path
 
 import orjson
 from sqlalchemy import Text, bindparam, cast, func, select
+from sqlalchemy.exc import NoResultFound
 from sqlalchemy.orm import Session
 
 from leaderboard.core.errors import PackError
 from leaderboard.core.transparency import receipts
-from leaderboard.core.transparency.canonical import digest
+from leaderboard.core.transparency.canonical import MAX_INT, CanonicalError, digest
 from leaderboard.core.transparency.signing import Signer, format_time
 from leaderboard.server.models import Benchmark, Score, Submission, Team
 from leaderboard.server.models.containers import ContainerRun
 from leaderboard.server.models.transparency import LogEntry, ReceiptState
+from leaderboard.server.transparency import rawsql
 from leaderboard.server.transparency.log import Appender
 
 #: pack digests by (pack path, split, stat of both files): hashing items.jsonl once per process
@@ -134,31 +135,85 @@ def _slice(text: str | None) -> dict:
     return found
 
 
-def _read_records(session: Session, sub_id: int) -> tuple[list[dict], list[bytes]]:
-    """The submission's score rows as receipt records, sorted (`receipts.record`'s form, in
-    `receipts.sort_records`' order: by each record's canonical bytes), and those bytes."""
+#: the canonical JSON of a record around its reals and count, by the stored fields: the keys
+#: sorted (ci_high, ci_low, judge, metric, metric_version, n, part, slice, task, value), so a
+#: record's bytes are ci_high, ci_low, `_MIDDLES`, n, `_TAILS`, value and the closing brace
+#: (judge, metric, metric_version) -> ',"judge":..,"metric":..,"metric_version":..,"n":'
+_MIDDLES: dict[tuple, str] = {}
+#: (part, stored slice text, task) -> ',"part":..,"slice":..,"task":..,"value":'
+_TAILS: dict[tuple, str] = {}
+
+
+def _json(value) -> str:
+    return orjson.dumps(value, option=_DUMPS_OPTIONS).decode()
+
+
+def _middle(key: tuple) -> str:
+    judge, metric, version = key
+    found = ',"judge":%s,"metric":%s,"metric_version":%s,"n":' % (
+        _json(judge), _json(metric), _json(str(version)))
+    if len(_MIDDLES) > 4096:
+        _MIDDLES.clear()
+    _MIDDLES[key] = found
+    return found
+
+
+def _tail(key: tuple) -> str:
+    part, slice_text, task = key
+    found = ',"part":%s,"slice":%s,"task":%s,"value":' % (
+        _json(part), _json(_slice(slice_text)), _json(task))
+    if len(_TAILS) > 4096:
+        _TAILS.clear()
+    _TAILS[key] = found
+    return found
+
+
+def _read_encoded(session: Session, sub_id: int) -> list[tuple[bytes, str]]:
+    """The submission's score rows as receipt records (`receipts.record`'s form), each as
+    (its canonical bytes, its part), in `receipts.sort_records`' order (by those bytes).
+
+    The bytes are assembled from cached JSON of the fields a benchmark repeats (judge, metric,
+    version; part, slice, task) around each record's three reals and count, not from a dict
+    per record (byte for byte ``canonical_bytes(record)``: `test_issue_records.py`)."""
     conn = session.connection()
-    if conn.dialect.name == "postgresql":
+    if rawsql.usable(conn):
+        text = rawsql.execute(rawsql.cursor(conn), conn, _RECORDS_JSON_SQL,
+                              {"sid": sub_id}).fetchone()[0]
+        rows = orjson.loads(text or "[]")
+    elif conn.dialect.name == "postgresql":
         rows = orjson.loads(conn.execute(_RECORDS_JSON_SQL, {"sid": sub_id}).scalar() or "[]")
     else:
         rows = conn.execute(_RECORDS_SQL, {"sid": sub_id}).all()
-    dumps, opts, slice_of = orjson.dumps, _DUMPS_OPTIONS, _slice
+    middles, tails = _MIDDLES, _TAILS
     keyed = []
     # `_real` inlined (three calls a record, a few hundred a receipt): x - x is 0.0 exactly
     # for a finite number (an int from JSON too), NaN for NaN and the infinities; a string is
-    # PostgreSQL's JSON for a non-finite float8
+    # PostgreSQL's JSON for a non-finite float8. A real's repr needs no JSON escaping
     for p, t, m, sl, v, lo, hi, n, j, mv in rows:
-        rec = {"part": p, "task": t, "metric": m, "slice": slice_of(sl),
-               "value": None if v is None or v.__class__ is str or v - v != 0.0
-               else repr(v + 0.0),
-               "ci_low": None if lo is None or lo.__class__ is str or lo - lo != 0.0
-               else repr(lo + 0.0),
-               "ci_high": None if hi is None or hi.__class__ is str or hi - hi != 0.0
-               else repr(hi + 0.0),
-               "n": int(n or 0), "judge": j, "metric_version": str(mv)}
-        keyed.append((dumps(rec, option=opts), rec))
-    keyed.sort(key=itemgetter(0))
-    return [rec for _, rec in keyed], [b for b, _ in keyed]
+        key = (j, m, mv)
+        middle = middles.get(key) or _middle(key)
+        key = (p, sl, t)
+        tail = tails.get(key) or _tail(key)
+        n = int(n or 0)
+        if not -MAX_INT <= n <= MAX_INT:
+            raise CanonicalError(f"a record's n {n} is outside +-(2**53 - 1)")
+        keyed.append((
+            ('{"ci_high":' + ("null" if hi is None or hi.__class__ is str or hi - hi != 0.0
+                              else f'"{hi + 0.0!r}"')
+             + ',"ci_low":' + ("null" if lo is None or lo.__class__ is str or lo - lo != 0.0
+                               else f'"{lo + 0.0!r}"')
+             + middle + str(n) + tail
+             + ("null" if v is None or v.__class__ is str or v - v != 0.0
+                else f'"{v + 0.0!r}"') + "}").encode(), p))
+    keyed.sort()
+    return keyed
+
+
+def _read_records(session: Session, sub_id: int) -> tuple[list[dict], list[bytes]]:
+    """The submission's score rows as receipt records, sorted (`receipts.record`'s form, in
+    `receipts.sort_records`' order: by each record's canonical bytes), and those bytes."""
+    encoded = [b for b, _ in _read_encoded(session, sub_id)]
+    return [orjson.loads(b) for b in encoded], encoded
 
 
 def _records(session: Session, sub_id: int) -> list[dict]:
@@ -196,8 +251,14 @@ _CONTEXT_SQL = select(
 
 
 def _context(session: Session, sub: Submission):
-    return session.connection().execute(_CONTEXT_SQL, {
-        "team_id": sub.team_id, "sid": sub.id, "bench_id": sub.benchmark_id}).one()
+    conn = session.connection()
+    params = {"team_id": sub.team_id, "sid": sub.id, "bench_id": sub.benchmark_id}
+    if rawsql.usable(conn):
+        row = rawsql.execute(rawsql.cursor(conn), conn, _CONTEXT_SQL, params).fetchone()
+        if row is None:
+            raise NoResultFound(f"submission {sub.id}'s benchmark {sub.benchmark_id} is missing")
+        return row
+    return conn.execute(_CONTEXT_SQL, params).one()
 
 
 def _fields(sub: Submission, context, input: dict) -> dict:
@@ -265,7 +326,10 @@ _UPDATE_STATE = _STATE.update().where(
 
 
 def _state(session: Session, sub_id: int):
-    return session.connection().execute(_STATE_SQL, {"sid": sub_id}).one_or_none()
+    conn = session.connection()
+    if rawsql.usable(conn):
+        return rawsql.execute(rawsql.cursor(conn), conn, _STATE_SQL, {"sid": sub_id}).fetchone()
+    return conn.execute(_STATE_SQL, {"sid": sub_id}).one_or_none()
 
 
 class Issuer:
@@ -293,8 +357,9 @@ class Issuer:
         if state is None and not (sub.status == "scored" and sub.is_public):
             return None
         fields = _fields(sub, context, _input(session, sub))
-        records, encoded = _read_records(session, sub.id)
-        parts = {r["part"] for r in records}
+        keyed = _read_encoded(session, sub.id)
+        encoded = [b for b, _ in keyed]
+        parts = {p for _, p in keyed}
 
         def shown_after(old_flags: dict | None) -> set[str]:
             return shown_parts(parts, fields["benchmark"]["revealed"],
@@ -328,11 +393,11 @@ class Issuer:
         event = event_for(state.flags_json if state is not None else None, flags)
         now = now or datetime.now(UTC)
         index = self.appender.next_index
-        body = receipts.build_body(
+        body, shown_records = receipts.build_body_encoded(
             log_index=index,
             previous_index=state.last_index if state is not None else None, event=event,
-            issued_at=now, key_id=self.signer.key_id, records=records, shown_parts=shown,
-            salt=salt, records_commitment=commitment, presorted=True, **fields)
+            issued_at=now, key_id=self.signer.key_id, records=keyed, shown_parts=shown,
+            salt=salt, records_commitment=commitment, **fields)
         # the state row written with the entry (one statement on PostgreSQL)
         write = {"st_sid": sub.id, "st_index": index, "st_digest": state_digest,
                  "st_flags": flags}
@@ -340,7 +405,8 @@ class Issuer:
             along, write["st_salt"] = _INSERT_STATE, salt
         else:
             along = _UPDATE_STATE
-        self.appender.append(receipts.sign_encoded(body, self.signer), event=event,
+        self.appender.append(receipts.sign_encoded(body, self.signer, records=shown_records),
+                             event=event,
                              benchmark_key=fields["benchmark"]["key"], submission_id=sub.id,
                              now=now, along=along, params=write)
         self.issued.append(index)

@@ -33,6 +33,7 @@ from leaderboard.core.transparency import merkle, receipts
 from leaderboard.core.transparency.signing import Signer
 from leaderboard.server.errors import NotFound, ServiceError
 from leaderboard.server.models.transparency import LogEntry, LogNode
+from leaderboard.server.transparency import rawsql
 
 #: pg_advisory_xact_lock key of the log (any constant the app uses nowhere else)
 LOCK_KEY = 0x6C6F675F  # "log_"
@@ -126,16 +127,18 @@ class Appender:
         self.session = session
         self._conn = conn = session.connection()
         self._pg = conn.dialect.name == "postgresql"
+        # PostgreSQL through psycopg: the statements on the driver's connection (`rawsql`)
+        self._cur = rawsql.cursor(conn) if rawsql.usable(conn) else None
         if self._pg:
             # its own statement: under READ COMMITTED the size read below must take its
             # snapshot after the lock is granted, or it could miss the entry of the
             # transaction that held the lock
-            conn.execute(_LOCK_SQL, {"k": LOCK_KEY})
+            self._run(_LOCK_SQL, {"k": LOCK_KEY})
         self._engine = conn.engine
         guess = _SIZE_GUESS.get(self._engine, 0)
         nodes = merkle.perfect_nodes(0, guess)
         binds = {f"log_k{i}": merkle.node_key(lv, ix) for i, (lv, ix) in enumerate(nodes)}
-        row = conn.execute(_head_sql(len(nodes), along), {**(params or {}), **binds}).one()
+        row = self._run(_head_sql(len(nodes), along), {**(params or {}), **binds}).fetchone()
         last = row[0]
         self.next_index = 0 if last is None else int(last) + 1
         self.along_row = row if along is not None and row.log_found is not None else None
@@ -148,6 +151,13 @@ class Appender:
                 raise RuntimeError(
                     f"the log's tree lacks nodes of its {self.next_index} entries")
         self._frontier = {lv: bytes(h) for (lv, _i), h in zip(nodes, hashes)}
+
+    def _run(self, stmt, params: dict):
+        """``stmt`` in the caller's transaction (on the driver's cursor where there is one);
+        the result's rows by ``fetchone``."""
+        if self._cur is not None:
+            return rawsql.execute(self._cur, self._conn, stmt, params)
+        return self._conn.execute(stmt, params)
 
     def append(self, data: bytes, *, event: str, benchmark_key: str,
                submission_id: int | None, now: datetime | None = None,
@@ -170,7 +180,7 @@ class Appender:
                  "created_at": now or datetime.now(UTC)}
         conn = self._conn
         if self._pg and along is not None:
-            conn.execute(_write_sql(along), {
+            self._run(_write_sql(along), {
                 **{f"log_{k}": v for k, v in entry.items()}, "log_keys": keys,
                 "log_hashes": hashes, **(params or {})})
         else:
