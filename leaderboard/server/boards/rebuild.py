@@ -281,8 +281,9 @@ def stage(conn, plan: _Plan, pg: bool, part_of: tuple[int, int] | None = None) -
             f"SELECT sid, task, skey, part, recs, picks, hp, any_ok{cols} FROM (SELECT sid,"
             " task, skey, part,"
             " json_agg(json_build_array(metric, value, ci_low, ci_high, n, judge)) AS recs,"
-            " json_agg(json_build_array(metric, value, judge)) AS picks, max(ok) AS any_ok,"
-            " max(hp) AS hp" + "".join(", " + p for p in pivots) +
+            # a "private" group is never a pick part: no picks for it
+            " json_agg(json_build_array(metric, value, judge)) FILTER (WHERE part <> 'private')"
+            " AS picks, max(ok) AS any_ok, max(hp) AS hp" + "".join(", " + p for p in pivots) +
             " FROM (SELECT sc.submission_id AS sid, sc.task, sc.slice_key AS skey, sc.part,"
             " sc.id, sc.metric, sc.value, sc.ci_low, sc.ci_high, coalesce(sc.n, 0) AS n,"
             " sc.judge, CASE WHEN s.hp THEN 1 ELSE 0 END AS hp,"
