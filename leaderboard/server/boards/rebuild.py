@@ -263,7 +263,7 @@ def stage(conn, plan: _Plan, pg: bool, part_of: tuple[int, int] | None = None) -
         # each group also carries what its pick part's group holds (the "public" part's, or
         # the "all" part's: the last part of its (submission, task, slice) in part order, which
         # the grouping already sorted by): its records and values, so the insert needs no
-        # self-join; and a number (gid) for the representatives' narrow election to name it by
+        # self-join
         pick = ("CASE WHEN last_value(part) OVER w = CASE WHEN hp = 1 THEN 'public'"
                 " ELSE 'all' END THEN last_value({}) OVER w END")
         pcols = "".join(f", {pick.format(f'v{i}')} AS pv{i}" for i in range(len(metrics)))
@@ -275,7 +275,7 @@ def stage(conn, plan: _Plan, pg: bool, part_of: tuple[int, int] | None = None) -
         conn.execute(text("SET LOCAL enable_mergejoin = off"))
         conn.execute(text("SET LOCAL enable_hashjoin = off"))
         conn.execute(text(
-            "CREATE TEMP TABLE lb_rb_grp AS SELECT row_number() OVER () AS gid, sid, task,"
+            "CREATE TEMP TABLE lb_rb_grp AS SELECT sid, task,"
             f" skey, part, recs, any_ok{''.join(f', v{i}, h{i}, j{i}' for i in range(len(metrics)))},"
             f" {pick.format('picks')} AS ppicks{pcols} FROM ("
             f"SELECT sid, task, skey, part, recs, picks, hp, any_ok{cols} FROM (SELECT sid,"
@@ -415,15 +415,15 @@ def _fill_pg(conn, plan: _Plan, sig: tuple, ids: list[int], table: str, board_ta
     the submissions' key tails (``tid``).
 
     The keys are computed once per row in a narrow projection (board, group, election order,
-    keys, ``gid``: ~150-byte rows), the representatives elected by a window over it, and the
-    records joined back by ``gid`` afterwards: the records are never sorted (a window over the
+    keys, the group's ``ctid``: ~150-byte rows), the representatives elected by a window over
+    it, and the records joined back by ``ctid`` afterwards: the records are never sorted (a window over the
     full rows sorted 600-byte rows, 615 MB per share at 500,000 submissions)."""
     tail = f"{_tcode(True, 's.created_at')} || {_idcode(True, 's.id')}"
     key = _key(True, list(sig), "g").replace(tail, "s.tid")
     pick_key = key.replace("g.v", "g.pv")
     in_ids = ", ".join(str(int(i)) for i in ids)
     narrow = (
-        "SELECT g.gid, b.id AS board_id, s.id AS sid, s.dq, s.selected, s.is_baseline,"
+        "SELECT g.ctid AS gid, b.id AS board_id, s.id AS sid, s.dq, s.selected, s.is_baseline,"
         " CASE WHEN s.team_id IS NULL OR s.is_baseline THEN 's:' || s.id"
         f" ELSE 't:' || s.team_id END AS grp, {key} AS sort_key, {pick_key} AS pick_key"
         " FROM lb_rb_grp g JOIN lb_rb_sub s ON s.id = g.sid"
@@ -443,7 +443,8 @@ def _fill_pg(conn, plan: _Plan, sig: tuple, ids: list[int], table: str, board_ta
         " k.pick_key, k.selected, k.dq, k.is_baseline, (NOT k.dq AND NOT k.is_baseline),"
         " json_build_object('shown', g.recs, 'pick', coalesce(g.ppicks, '[]'::json))"
         f" FROM (SELECT k.*, {rep} AS rep_key FROM ({narrow}) k) k"
-        " JOIN lb_rb_grp g ON g.gid = k.gid")
+        # by the row's address: the staged table is not written after it is filled
+        " JOIN lb_rb_grp g ON g.ctid = k.gid")
     if not count:
         return conn.execute(text(insert)).rowcount
     return {int(b): (int(n), int(r), int(p), int(rp)) for b, n, r, p, rp in conn.execute(text(
