@@ -233,6 +233,8 @@ def stage(conn, plan: _Plan, pg: bool, part_of: tuple[int, int] | None = None) -
         " s.team_id, s.is_baseline, s.selected,"
         " (s.disqualified_reason IS NOT NULL AND s.disqualified_reason <> '') AS dq,"
         " EXISTS (SELECT 1 FROM score p WHERE p.submission_id = s.id AND p.part = 'public') AS hp"
+        # the keys' time and id parts, once per submission (the keys of its rows end in them)
+        + (f", {_tcode(pg, 's.created_at')} || {_idcode(pg, 's.id')} AS tid" if pg else "") +
         f" FROM submission s WHERE s.benchmark_id IN ({ids_sql}) AND s.status = 'scored'"
         f" AND s.hidden = {false} AND s.is_public = {true}{share}"))
     if pg:
@@ -258,17 +260,40 @@ def stage(conn, plan: _Plan, pg: bool, part_of: tuple[int, int] | None = None) -
         cols = "".join(f", a{i}[2] AS v{i}, CASE WHEN a{i} IS NULL THEN 0 ELSE 1 END AS h{i},"
                        f" CASE WHEN a{i}[3] = 1.0 THEN 1 ELSE 0 END AS j{i}"
                        for i in range(len(metrics)))
+        # each group also carries what its pick part's group holds (the "public" part's, or
+        # the "all" part's: the last part of its (submission, task, slice) in part order, which
+        # the grouping already sorted by): its records and values, so the insert needs no
+        # self-join
+        pick = ("CASE WHEN last_value(part) OVER w = CASE WHEN hp = 1 THEN 'public'"
+                " ELSE 'all' END THEN last_value({}) OVER w END")
+        pcols = "".join(f", {pick.format(f'v{i}')} AS pv{i}" for i in range(len(metrics)))
+        # a share reads only its own score rows: its submissions in id order, each one's
+        # rows by the submission index (a merge join or a hash join reads every score row,
+        # the other shares' too); the rows come out by submission, so the sort below only
+        # orders each submission's rows
+        rows = rows.replace("JOIN lb_rb_sub s", "JOIN (SELECT * FROM lb_rb_sub ORDER BY id) s")
+        conn.execute(text("SET LOCAL enable_mergejoin = off"))
+        conn.execute(text("SET LOCAL enable_hashjoin = off"))
         conn.execute(text(
-            f"CREATE TEMP TABLE lb_rb_grp AS SELECT sid, task, skey, part, recs, picks,"
-            f" any_ok{cols} FROM (SELECT sid, task, skey, part,"
+            "CREATE TEMP TABLE lb_rb_grp AS SELECT sid, task,"
+            f" skey, part, recs, any_ok{''.join(f', v{i}, h{i}, j{i}' for i in range(len(metrics)))},"
+            f" {pick.format('picks')} AS ppicks{pcols} FROM ("
+            f"SELECT sid, task, skey, part, recs, picks, hp, any_ok{cols} FROM (SELECT sid,"
+            " task, skey, part,"
             " json_agg(json_build_array(metric, value, ci_low, ci_high, n, judge)) AS recs,"
-            " json_agg(json_build_array(metric, value, judge)) AS picks, max(ok) AS any_ok"
-            + "".join(", " + p for p in pivots) +
+            # a "private" group is never a pick part: no picks for it
+            " json_agg(json_build_array(metric, value, judge)) FILTER (WHERE part <> 'private')"
+            " AS picks, max(ok) AS any_ok, max(hp) AS hp" + "".join(", " + p for p in pivots) +
             " FROM (SELECT sc.submission_id AS sid, sc.task, sc.slice_key AS skey, sc.part,"
             " sc.id, sc.metric, sc.value, sc.ci_low, sc.ci_high, coalesce(sc.n, 0) AS n,"
-            f" sc.judge, CASE WHEN {allowed} THEN 1 ELSE 0 END AS ok {rows}"
+            " sc.judge, CASE WHEN s.hp THEN 1 ELSE 0 END AS hp,"
+            f" CASE WHEN {allowed} THEN 1 ELSE 0 END AS ok {rows}"
             " ORDER BY sc.submission_id, sc.task, sc.slice_key, sc.part, sc.id) r"
-            " GROUP BY sid, task, skey, part) g"))
+            " GROUP BY sid, task, skey, part) g0) g"
+            " WINDOW w AS (PARTITION BY sid, task, skey ORDER BY part"
+            " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"))
+        conn.execute(text("SET LOCAL enable_mergejoin = on"))
+        conn.execute(text("SET LOCAL enable_hashjoin = on"))
         conn.execute(text("ANALYZE lb_rb_grp"))
         return
     # SQLite's JSON functions print reals with at most 16 significant digits: its records are
@@ -347,7 +372,9 @@ def fill(conn, plan: _Plan, pg: bool, sig: tuple, ids: list[int], *,
     into ``table``, with their keys and each group's representative; returns the rows written,
     or with ``count`` (PostgreSQL) the counters per board: {board id: (rows, ranked, reps,
     ranked reps)}, counted as the rows are written."""
-    collate = ' COLLATE "C"' if pg else ""
+    if pg:
+        return _fill_pg(conn, plan, sig, ids, table, board_table, count)
+    collate = ""
     key, pick_key = _key(pg, list(sig), "g"), _key(pg, list(sig), "p")
     cells = ("json_build_object('shown', g.recs, 'pick', coalesce(p.picks, '[]'::json))" if pg
              else "'{\"shown\": ' || g.recs || ', \"pick\": ' || coalesce(p.picks, '[]') || '}'")
@@ -373,6 +400,54 @@ def fill(conn, plan: _Plan, pg: bool, sig: tuple, ids: list[int], *,
         f" JOIN {board_table} b ON b.benchmark_id = s.benchmark_id AND b.split = s.split"
         " AND b.task = g.task AND b.slice_key = g.skey AND b.part = g.part"
         f" WHERE g.any_ok = 1 AND b.id IN ({', '.join(str(int(i)) for i in ids)})) k")
+    if not count:
+        return conn.execute(text(insert)).rowcount
+    return {int(b): (int(n), int(r), int(p), int(rp)) for b, n, r, p, rp in conn.execute(text(
+        f"WITH ins AS ({insert} RETURNING board_id, competes, rep_key IS NOT NULL AS rep)"
+        " SELECT board_id, count(*), sum(CASE WHEN competes THEN 1 ELSE 0 END),"
+        " sum(CASE WHEN rep THEN 1 ELSE 0 END),"
+        " sum(CASE WHEN rep AND competes THEN 1 ELSE 0 END) FROM ins GROUP BY board_id"))}
+
+
+def _fill_pg(conn, plan: _Plan, sig: tuple, ids: list[int], table: str, board_table: str,
+             count: bool):
+    """`fill` on PostgreSQL, from the staged groups' pick columns (``pv<i>``, ``ppicks``) and
+    the submissions' key tails (``tid``).
+
+    The keys are computed once per row in a narrow projection (board, group, election order,
+    keys, the group's ``ctid``: ~150-byte rows), the representatives elected by a window over
+    it, and the records joined back by ``ctid`` afterwards: the records are never sorted (a window over the
+    full rows sorted 600-byte rows, 615 MB per share at 500,000 submissions)."""
+    tail = f"{_tcode(True, 's.created_at')} || {_idcode(True, 's.id')}"
+    key = _key(True, list(sig), "g").replace(tail, "s.tid")
+    pick_key = key.replace("g.v", "g.pv")
+    in_ids = ", ".join(str(int(i)) for i in ids)
+    narrow = (
+        "SELECT g.ctid AS gid, b.id AS board_id, s.id AS sid, s.dq, s.selected, s.is_baseline,"
+        " CASE WHEN s.team_id IS NULL OR s.is_baseline THEN 's:' || s.id"
+        f" ELSE 't:' || s.team_id END AS grp, {key} AS sort_key, {pick_key} AS pick_key"
+        " FROM lb_rb_grp g JOIN lb_rb_sub s ON s.id = g.sid"
+        f" JOIN {board_table} b ON b.benchmark_id = s.benchmark_id AND b.split = s.split"
+        " AND b.task = g.task AND b.slice_key = g.skey AND b.part = g.part"
+        # OFFSET 0: the keys computed here, once (flattened into the window's query, the
+        # planner evaluates them above the window, sort_key once per use: 5.8 s of the
+        # window at 500,000)
+        f" WHERE g.any_ok = 1 AND b.id IN ({in_ids}) OFFSET 0")
+    # the representative of each group (`ledger._elect`): not disqualified, selected
+    # first, then the best pick key
+    rep = ("CASE WHEN NOT k.dq AND row_number() OVER (PARTITION BY k.board_id, k.grp"
+           ' ORDER BY k.dq, k.selected DESC, k.pick_key COLLATE "C") = 1'
+           " THEN k.sort_key END")
+    insert = (
+        f"INSERT INTO {table} (board_id, submission_id, grp, sort_key, all_key, rep_key,"
+        " pick_key, selected, disqualified, is_baseline, competes, cells_json)"
+        " SELECT k.board_id, k.sid, k.grp, k.sort_key,"
+        " CASE WHEN k.dq THEN '1' ELSE '0' END || k.sort_key, k.rep_key,"
+        " k.pick_key, k.selected, k.dq, k.is_baseline, (NOT k.dq AND NOT k.is_baseline),"
+        " json_build_object('shown', g.recs, 'pick', coalesce(g.ppicks, '[]'::json))"
+        f" FROM (SELECT k.*, {rep} AS rep_key FROM ({narrow}) k) k"
+        # by the row's address: the staged table is not written after it is filled
+        " JOIN lb_rb_grp g ON g.ctid = k.gid")
     if not count:
         return conn.execute(text(insert)).rowcount
     return {int(b): (int(n), int(r), int(p), int(rp)) for b, n, r, p, rp in conn.execute(text(
