@@ -11,7 +11,7 @@ meanwhile, so board reads wait for its commit. Here, for ``rebuild(session)`` of
 2. ``lb_fresh_standing_board`` and ``lb_fresh_standing`` are created bare (columns and defaults,
    the same sequences; no index, no foreign key) and committed on a connection of their own;
 3. `WORKERS` connections each stage and count their share of the groups (a team's rows, or a
-   team-less submission's, are in one share: `rebuild.stage`); the board rows are made from the
+   team-less submission's, are in one share: `rebuild_sql.stage`); the board rows are made from the
    summed counts (a board keeps its id when its key is unchanged, so ids cached by readers or
    by a waiting writer stay right) and committed; then each worker writes its share's rows,
    counting the boards' counters as it writes, and commits;
@@ -40,7 +40,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
 
 from leaderboard.server.boards import modality_ledger
-from leaderboard.server.boards import rebuild as rb
+from leaderboard.server.boards import rebuild_sql as rb
 from leaderboard.server.models.standings import ModalityBoard, Standing, StandingBoard
 
 log = logging.getLogger(__name__)
