@@ -62,19 +62,29 @@ def rebuild(session: Session, benchmark_id: int | None = None) -> int:
     bench_ids = ([benchmark_id] if benchmark_id is not None
                  else list(session.scalars(select(Benchmark.id).order_by(Benchmark.id))))
     t = time.perf_counter()
-    if benchmark_id is None and _dialect(session) == "postgresql":
-        if rebuild_swap.can_swap(session):
-            total = rebuild_swap.rebuild_swapped(session, bench_ids)
-            log.info("standings rebuilt benchmarks=%s rows=%s s=%.1f", len(bench_ids), total,
-                     time.perf_counter() - t)
-            t = time.perf_counter()
-            rebuild_swap.rebuild_modality(session)
-            log.info("modality boards rebuilt s=%.1f", time.perf_counter() - t)
-            return total
-    # every row is rewritten: on PostgreSQL, build the secondary indexes once afterwards (a
-    # sorted build) instead of inserting into them row by row (several times slower); board
-    # reads that miss the cache wait for the commit meanwhile
-    bulk = benchmark_id is None and _dialect(session) == "postgresql"
+    swap = (benchmark_id is None and _dialect(session) == "postgresql"
+            and rebuild_swap.can_swap(session))
+    if swap:
+        total = rebuild_swap.rebuild_swapped(session, bench_ids)
+    else:
+        total = _in_place(session, bench_ids, bulk=benchmark_id is None
+                          and _dialect(session) == "postgresql")
+    log.info("standings rebuilt benchmarks=%s rows=%s s=%.1f", len(bench_ids), total,
+             time.perf_counter() - t)
+    t = time.perf_counter()
+    if swap:
+        rebuild_swap.rebuild_modality(session)
+    else:
+        modality_ledger.rebuild_all(session)
+    log.info("modality boards rebuilt s=%.1f", time.perf_counter() - t)
+    return total
+
+
+def _in_place(session: Session, bench_ids: list[int], *, bulk: bool) -> int:
+    """Rewrite these benchmarks' rows in the caller's transaction. With ``bulk`` (every row, on
+    PostgreSQL), build the secondary indexes once afterwards (a sorted build) instead of
+    inserting into them row by row (several times slower); board reads that miss the cache
+    wait for the commit meanwhile."""
     indexes = sorted(Standing.__table__.indexes, key=lambda ix: ix.name) if bulk else []
     conn = session.connection()
     for ix in indexes:
@@ -82,11 +92,6 @@ def rebuild(session: Session, benchmark_id: int | None = None) -> int:
     total = _rebuild_many(session, bench_ids)
     for ix in indexes:
         ix.create(conn)
-    log.info("standings rebuilt benchmarks=%s rows=%s s=%.1f", len(bench_ids), total,
-             time.perf_counter() - t)
-    t = time.perf_counter()
-    modality_ledger.rebuild_all(session)
-    log.info("modality boards rebuilt s=%.1f", time.perf_counter() - t)
     return total
 
 

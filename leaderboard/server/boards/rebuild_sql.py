@@ -312,13 +312,7 @@ def fill(conn, plan: _Plan, pg: bool, sig: tuple, ids: list[int], *,
         f" JOIN {board_table} b ON b.benchmark_id = s.benchmark_id AND b.split = s.split"
         " AND b.task = g.task AND b.slice_key = g.skey AND b.part = g.part"
         f" WHERE g.any_ok = 1 AND b.id IN ({', '.join(str(int(i)) for i in ids)})) k")
-    if not count:
-        return conn.execute(text(insert)).rowcount
-    return {int(b): (int(n), int(r), int(p), int(rp)) for b, n, r, p, rp in conn.execute(text(
-        f"WITH ins AS ({insert} RETURNING board_id, competes, rep_key IS NOT NULL AS rep)"
-        " SELECT board_id, count(*), sum(CASE WHEN competes THEN 1 ELSE 0 END),"
-        " sum(CASE WHEN rep THEN 1 ELSE 0 END),"
-        " sum(CASE WHEN rep AND competes THEN 1 ELSE 0 END) FROM ins GROUP BY board_id"))}
+    return _run_insert(conn, insert, count)
 
 
 def _fill_pg(conn, plan: _Plan, sig: tuple, ids: list[int], table: str, board_table: str,
@@ -360,6 +354,12 @@ def _fill_pg(conn, plan: _Plan, sig: tuple, ids: list[int], table: str, board_ta
         f" FROM (SELECT k.*, {rep} AS rep_key FROM ({narrow}) k) k"
         # by the row's address: the staged table is not written after it is filled
         " JOIN lb_rb_grp g ON g.ctid = k.gid")
+    return _run_insert(conn, insert, count)
+
+
+def _run_insert(conn, insert: str, count: bool):
+    """Run a fill's ``INSERT``: its row count, or with ``count`` each board's counters (rows,
+    ranked, reps, ranked reps) from the inserted rows themselves (no second pass)."""
     if not count:
         return conn.execute(text(insert)).rowcount
     return {int(b): (int(n), int(r), int(p), int(rp)) for b, n, r, p, rp in conn.execute(text(

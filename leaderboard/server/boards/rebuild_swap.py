@@ -262,13 +262,7 @@ def _finish(engine: Engine) -> None:
         except BaseException as exc:
             errors.append(exc)
 
-    threads = [threading.Thread(target=build, daemon=True) for _ in range(WORKERS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
+    _together(build, errors)
     with engine.begin() as conn:
         _settings(conn)
         for c in Standing.__table__.constraints:
@@ -372,14 +366,20 @@ def rebuild_modality(session: Session) -> int:
         except BaseException as exc:
             errors.append(exc)
 
-    threads = [threading.Thread(target=work, daemon=True) for _ in range(WORKERS)]
+    _together(work, errors)
+    return sum(written)
+
+
+def _together(target, errors: list) -> None:
+    """Run ``target`` on ``WORKERS`` threads (each on its own connection) and wait for all;
+    re-raise the first error they collected in ``errors``."""
+    threads = [threading.Thread(target=target, daemon=True) for _ in range(WORKERS)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     if errors:
         raise errors[0]
-    return sum(written)
 
 
 __all__ = ["can_swap", "rebuild_modality", "rebuild_swapped"]
