@@ -35,6 +35,7 @@ import logging
 from urllib.parse import quote
 
 from flask import current_app, has_request_context
+from rq import Queue, get_current_job
 from sqlalchemy import select
 
 from leaderboard.server.boards.cache import get_cache
@@ -81,7 +82,6 @@ def should_warm() -> bool:
 def _backlog() -> int:
     """Jobs waiting in the current RQ job's queue (0 outside a job, or when RQ cannot tell)."""
     try:
-        from rq import Queue, get_current_job
         job = get_current_job()
         if job is None:
             return 0
