@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+from datetime import datetime, timezone
 
 from sqlalchemy import delete, select, text, update
 from sqlalchemy.orm import Session
@@ -50,7 +51,6 @@ def _register_sqlite(session: Session) -> None:
 
 
 def _sqlite_tcode(value: str) -> str:
-    from datetime import datetime, timezone
     dt = datetime.fromisoformat(value)
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)

@@ -19,13 +19,10 @@ def r():
     client.flushdb()
 
 
-def test_stale_version_served_while_another_process_rebuilds(r):
-    from leaderboard.server.boards.cache import BoardCache
-    a, b = BoardCache(redis_client=r, lock_s=2), BoardCache(redis_client=r, lock_s=2)
-    assert a.get_or_compute("demo", ("k",), lambda: "v1") == "v1"
-    b.invalidate("demo")
+def _rebuilding(cache, calls: list) -> tuple[threading.Event, threading.Thread]:
+    """``cache`` rebuilding entry ("demo", ("k",)) as "v2" in a thread, held until the returned
+    event is set (each compute call appends 1 to ``calls``); returns once it has started."""
     started, release = threading.Event(), threading.Event()
-    calls = []
 
     def slow():
         calls.append(1)
@@ -33,9 +30,19 @@ def test_stale_version_served_while_another_process_rebuilds(r):
         release.wait(5)
         return "v2"
 
-    t = threading.Thread(target=lambda: a.get_or_compute("demo", ("k",), slow))
+    t = threading.Thread(target=lambda: cache.get_or_compute("demo", ("k",), slow))
     t.start()
     started.wait(5)
+    return release, t
+
+
+def test_stale_version_served_while_another_process_rebuilds(r):
+    from leaderboard.server.boards.cache import BoardCache
+    a, b = BoardCache(redis_client=r, lock_s=2), BoardCache(redis_client=r, lock_s=2)
+    assert a.get_or_compute("demo", ("k",), lambda: "v1") == "v1"
+    b.invalidate("demo")
+    calls = []
+    release, t = _rebuilding(a, calls)
     t0 = time.monotonic()
     assert b.get_or_compute("demo", ("k",), lambda: calls.append(2) or "dup") == "v1"
     assert time.monotonic() - t0 < 0.5 and b.stale_served == 1
@@ -72,16 +79,7 @@ def test_stale_reads_skip_redis_while_another_process_rebuilds(r):
     b = BoardCache(redis_client=counting, lock_s=3, stale_recheck_s=0.2, gen_ttl_s=10)
     assert b.get_or_compute("demo", ("k",), lambda: "v1") == "v1"
     b.invalidate("demo")  # as a scoring process would: b's own memo is dropped
-    started, release = threading.Event(), threading.Event()
-
-    def slow():
-        started.set()
-        release.wait(5)
-        return "v2"
-
-    t = threading.Thread(target=lambda: a.get_or_compute("demo", ("k",), slow))
-    t.start()
-    started.wait(5)
+    release, t = _rebuilding(a, [])
     assert b.get_or_compute("demo", ("k",), lambda: "dup") == "v1"  # stale, from Redis
     before = counting.calls
     for _ in range(50):
