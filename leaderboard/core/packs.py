@@ -148,6 +148,10 @@ class PackMeta:
     request_fields: tuple[RequestField, ...] = ()
     #: the generators of its fakes with the date each became public (`parse_generators`)
     generators: tuple[Generator, ...] = ()
+    #: which release of the benchmark this pack is (``release:``, default 1). Release N+1 keeps
+    #: every item and label of release N and adds items (issue 37); the server checks that at
+    #: import (`leaderboard.server.services.releases`)
+    release: int = 1
 
 
 class _MetaLoader(yaml.SafeLoader):
@@ -232,16 +236,21 @@ def parse_meta(text: str) -> PackMeta:
             problems.add(p.message, field=p.field, file=p.file)
         request_fields = ()
     generators = parse_generators(raw.get("generators"), modalities, problems)
+    release = raw.get("release", 1)
+    if isinstance(release, bool) or not isinstance(release, int) or not 1 <= release <= 999:
+        problems.add(f"must be a whole number from 1 to 999, got {release!r}", field="release",
+                     file="benchmark.yaml")
+        release = 1
     if problems:
         raise PackError("invalid benchmark.yaml", problems)
     known = {"key", "title", "version", "modalities", "tasks", "splits", "agreement",
-             "description", "request_fields", "generators"}
+             "description", "request_fields", "generators", "release"}
     return PackMeta(key=key, title=title, version=version, modalities=tuple(modalities),
                     tasks=tuple(tasks), splits=tuple(splits),
                     agreement=str(raw.get("agreement", "agreement.md")),
                     description=str(raw.get("description", "description.md")),
                     extras={k: v for k, v in raw.items() if k not in known},
-                    request_fields=request_fields, generators=generators)
+                    request_fields=request_fields, generators=generators, release=release)
 
 
 def iter_jsonl(path: Path, problems: ProblemList, *, label: str) -> Iterator[tuple[int, dict]]:

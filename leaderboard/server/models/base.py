@@ -153,10 +153,32 @@ class ApiToken(Base):
     user: Mapped[User] = relationship()
 
 
+def _family_default(context) -> str:
+    """A row made without ``family`` (release 1 of a pack without ``release:``) is its own
+    family."""
+    return context.get_current_parameters()["key"]
+
+
 class Benchmark(Base):
+    """One release of a benchmark (issue 37).
+
+    ``family`` is the benchmark's public name (the pack's ``key``); ``release`` its number (the
+    pack's ``release:``, 1 for packs that do not say). Release 1's row has ``key == family`` (so
+    every key stored before releases existed still names its row); release N >= 2 has key
+    ``<family>-v<N>`` (`leaderboard.server.services.releases.release_key`). Each release keeps its
+    own pack, labels, submissions and boards; importing a later release never changes an older
+    one. ``released_at``: when the release was imported (the re-run campaign starts then).
+    """
+
     __tablename__ = "benchmark"
+    #: a unique index, not a constraint: SQLite adds it without rebuilding the table (0022)
+    __table_args__ = (Index("uq_benchmark_family", "family", "release", unique=True),)
     id: Mapped[int] = mapped_column(primary_key=True)
     key: Mapped[str] = mapped_column(String(64), unique=True)
+    family: Mapped[str] = mapped_column(String(64), index=True, default=_family_default,
+                                        server_default="")
+    release: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    released_at: Mapped[datetime | None]
     title: Mapped[str] = mapped_column(String(200))
     version: Mapped[str] = mapped_column(String(64))
     pack_path: Mapped[str] = mapped_column(Text)
@@ -200,7 +222,9 @@ class Submission(Base):
                       Index("ix_submission_status_deadline", "status", "deadline_at"),
                       # the admin overview: submissions per day, recent failures (issue 21)
                       Index("ix_submission_created_at", "created_at"),
-                      Index("ix_submission_status_created", "status", "created_at"))
+                      Index("ix_submission_status_created", "status", "created_at"),
+                      Index("uq_submission_rerun_of_id", "rerun_of_id", "benchmark_id", "split",
+                            unique=True))
     id: Mapped[int] = mapped_column(primary_key=True)
     benchmark_id: Mapped[int] = mapped_column(ForeignKey("benchmark.id"), index=True)
     split: Mapped[str] = mapped_column(String(64))
@@ -244,6 +268,14 @@ class Submission(Base):
     counts_toward_quota: Mapped[bool] = mapped_column(Boolean, default=True, server_default="1")
     #: ScoreResult notes and pending judge metrics (shown on the submission page)
     notes_json: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    #: issue 37: the team lets the platform re-run this container on the benchmark's later
+    #: releases (a choice on the submit form, default on)
+    allow_rerun: Mapped[bool] = mapped_column(Boolean, default=True, server_default="1")
+    #: issue 37: this submission is the platform's re-run of that one on a later release (same
+    #: team, method and image); at most one per (original, release): the unique constraint
+    #: ``uq_submission_rerun_of_id`` makes a second insert fail, whatever died mid-job
+    rerun_of_id: Mapped[int | None] = mapped_column(
+        ForeignKey("submission.id", ondelete="SET NULL"), index=True)
 
     benchmark: Mapped[Benchmark] = relationship()
     team: Mapped[Team | None] = relationship()

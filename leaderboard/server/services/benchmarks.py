@@ -19,7 +19,8 @@ from leaderboard.core.errors import PackError
 from leaderboard.core.packs import Pack, load_pack
 from leaderboard.server import labels_crypto
 from leaderboard.server.errors import Forbidden, NotFound, ServiceError
-from leaderboard.server.models import Benchmark, LabelSet
+from leaderboard.server.models import Benchmark, LabelSet, utcnow
+from leaderboard.server.services import releases
 
 _SKIP = {"labels.jsonl", ".cache"}
 #: a folder checked by `check_pack_path` may hold at most this many entries
@@ -89,12 +90,18 @@ def _copy_public(src: Path, dest: Path) -> None:
 
 def import_pack(session: Session, src: str | os.PathLike, *, data_dir: str | os.PathLike,
                 label_keys, check_media: bool = True) -> Benchmark:
-    """Register (or re-register) the pack at ``src``; returns its Benchmark row.
+    """Register (or re-register) the pack at ``src``; returns its Benchmark row (its release).
 
     Validates the whole pack first (PackError naming file, line and field), so a bad pack changes
-    nothing. Every split must carry its ``labels.jsonl``. Importing the same key and version again
-    refreshes texts, metadata and labels in place (idempotent); a new version replaces the
-    benchmark's pack and labels. The caller commits, then calls `invalidate_boards`.
+    nothing. Every split must carry its ``labels.jsonl``. Releases (issue 37,
+    `leaderboard.server.services.releases`): a pack with ``release: N`` (default 1) is release N
+    of the family named by its key. Importing the same release and version again refreshes
+    texts, metadata and labels in place (idempotent). Release N+1 (the next number only) must
+    keep every item and label of release N (`releases.check_additive`) and gets its own row,
+    pack copy and labels, leaving older releases as they were. A new version of an existing
+    release replaces its pack and labels only while the family has that one release (the rule
+    before releases existed); once a later release exists, an existing release never changes.
+    The caller commits, then calls `invalidate_boards` (and `reruns.plan` for a new release).
     """
     pack = load_pack(src)
     pack.validate(check_media=check_media)
@@ -106,13 +113,32 @@ def import_pack(session: Session, src: str | os.PathLike, *, data_dir: str | os.
         tables[split] = pack.labels(split).to_bytes()
     description, agreement = pack.text("description"), pack.text("agreement")
 
-    dest = Path(data_dir) / "packs" / pack.key / pack.version
+    family, number = pack.key, pack.meta.release
+    key = releases.release_key(family, number)
+    bench = session.scalar(select(Benchmark).where(Benchmark.family == family,
+                                                   Benchmark.release == number))
+    latest = releases.latest_release(session, family)
+    if bench is None and session.scalar(select(Benchmark.id).where(Benchmark.key == key)):
+        raise PackError(f"the key {key!r} is taken by another benchmark: rename this pack's key")
+    if bench is None and number > 1:
+        have = latest.release if latest is not None else 0
+        if number != have + 1:
+            raise PackError(f"release {number} of {family!r} cannot be imported: "
+                            + (f"the latest release is {have}; import release {have + 1} first"
+                               if have else f"there is no release 1 of {family!r} yet")
+                            + " (a release adds to the one before it)")
+        releases.check_additive(session, latest, pack, label_keys=label_keys)
+    elif bench is not None and bench.version != pack.version and latest.release > 1:
+        raise PackError(f"release {number} of {family!r} exists with version {bench.version!r} "
+                        f"and the family has {latest.release} releases: a published release "
+                        f"never changes; publish release {latest.release + 1} instead")
+
+    dest = Path(data_dir) / "packs" / key / pack.version
     dest.parent.mkdir(parents=True, exist_ok=True)
     _copy_public(Path(src), dest)
 
-    bench = session.scalar(select(Benchmark).where(Benchmark.key == pack.key))
     if bench is None:
-        bench = Benchmark(key=pack.key)
+        bench = Benchmark(key=key, family=family, release=number, released_at=utcnow())
         session.add(bench)
     bench.title = pack.title
     bench.version = pack.version
@@ -135,7 +161,8 @@ def import_pack(session: Session, src: str | os.PathLike, *, data_dir: str | os.
 
 
 def get_benchmark(session: Session, key: str) -> Benchmark:
-    bench = session.scalar(select(Benchmark).where(Benchmark.key == key))
+    """The release ``key`` names (a family's name: its latest release; `releases.resolve`)."""
+    bench = releases.resolve(session, key)
     if bench is None:
         known = session.scalars(select(Benchmark.key).order_by(Benchmark.key)).all()
         raise NotFound(f"no benchmark {key!r}; known: {list(known)}")
