@@ -97,7 +97,11 @@ def decay_view(session: Session, *, benchmark_key: str, task: str, split: str) -
     "rerun_of_id", "value", "ci_low", "ci_high", "n", "rank", "of"}]}], "rule"}; a line's
     points in release order, only releases where it has a row."""
     bench, rels = _family_of(session, benchmark_key)
-    task_of(benchmark_info(session, bench.key), task)  # NotFound for a bad task
+    info = benchmark_info(session, bench.key)
+    task_of(info, task)  # NotFound for a bad task
+    if split not in info["splits"]:
+        raise NotFound(f"benchmark {bench.key!r} has no split {split!r}; "
+                       f"splits: {info['splits']}")
     return get_cache().get_or_compute(
         CROSS, ("decay", bench.family, task, split),
         lambda: _compute(session, bench.family, rels, task, split))
@@ -175,14 +179,14 @@ def submission_releases(session: Session, submission: Submission) -> list[dict]:
     rels = releases.releases_of(session, bench.family)
     if len(rels) < 2:
         return []
-    lineage = _lineage(session, [b.id for b in rels])
-    me = lineage.get(submission.id)
-    if me is None:
-        return []
-    root = me["root"]
+    root, hops = submission.id, 0
+    parent = submission.rerun_of_id
+    while parent is not None and hops < 100:  # a re-run's original: usually one step
+        root, hops = parent, hops + 1
+        parent = session.scalar(select(Submission.rerun_of_id).where(Submission.id == parent))
     return get_cache().get_or_compute(
         CROSS, ("decay_submission", bench.family, root),
-        lambda: _history(session, rels, lineage, root))
+        lambda: _history(session, rels, _lineage(session, [b.id for b in rels]), root))
 
 
 def _history(session: Session, rels: list[Benchmark], lineage: dict, root: int) -> list[dict]:

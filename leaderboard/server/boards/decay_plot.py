@@ -44,7 +44,7 @@ def decay_svg(view: dict, *, title: str, width: int = 640, height: int = 300) ->
     v0, v1 = v0 - pad, v1 + pad
     left, right, top = 56, 24, 28
     plot_w, plot_h = width - left - right, height - top - 52
-    total_h = height + 16 * len(lines)
+    total_h = height + 8 + 16 * len(lines)
     slot = {r["release"]: i for i, r in enumerate(rels)}
 
     def px(release: int) -> float:
@@ -100,7 +100,7 @@ def decay_svg(view: dict, *, title: str, width: int = 640, height: int = 300) ->
             attrs = (f'data-line="{esc(ln["key"])}" data-release="{p["release"]}" '
                      f'data-submission="{p["submission_id"]}" data-value="{p["value"]!r}"')
             out.append(_marker(shape, x, y, colour, attrs, tip))
-        ly = height + 16 * i
+        ly = height + 8 + 16 * i  # below the axis title
         out.append(_marker(shape, left + 5, ly - 4, colour, 'aria-hidden="true"', "", cls="key"))
         out.append(f'<text x="{left + 14}" y="{ly}">{esc(ln["label"][:70])}'
                    f'{" (baseline)" if ln["is_baseline"] else ""}</text>')

@@ -130,6 +130,8 @@ def test_api_svg_csv_pages_and_submission_history(boards_client, boards_session,
     # bad arguments: 404, not 500
     assert boards_client.get("/api/v1/boards/nope/detection/test/decay").status_code == 404
     assert boards_client.get("/api/v1/boards/demo/nope/test/decay").status_code == 404
+    assert boards_client.get("/api/v1/boards/demo/detection/nope/decay").status_code == 404
+    assert boards_client.get("/benchmarks/demo/boards/detection/nope/decay").status_code == 404
     # a submission's history across releases: the original and its re-runs
     hist = boards_client.get(f"/api/v1/submissions/{ids['a2']}/releases").get_json()
     det = next(t for t in hist["tasks"] if t["task"] == "detection")
