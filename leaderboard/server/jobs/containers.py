@@ -90,6 +90,9 @@ class Plan:
 
     submission_id: int
     benchmark_key: str
+    #: the benchmark's name (its family) and release number, as the container sees them
+    family: str
+    release: int
     split: str
     pack_path: str
     upload: Path  # the tarball, or the predictions when a previous attempt got that far
@@ -161,6 +164,8 @@ def run_container_submission(submission_id: int) -> dict:
     else:
         robustness_run.mark_interrupted(sid)
     summary = _score(dataclasses.replace(claim, upload_path=predictions), sid)
+    if summary.get("status") == "failed" and plan.keep:
+        _drop_kept_image(sid)  # a file that does not score is no detector to re-run
     if summary.get("status") == "scored":
         robustness_run.score_degraded(sid)  # records nothing and raises nothing for the clean run
     return summary
@@ -174,9 +179,10 @@ def _plan(session, sid: int, cfg) -> Plan:
     refused = None
     if sub.split in HELD_OUT_SPLITS or is_scoring_only(bench):  # no media to mount
         refused = refusal_at_job_start(session, sub, bench, what="container_run")
-    module = benchmark_module(bench.key)
+    module = benchmark_module(bench.family or bench.key)  # a release's row key is <family>-vN
     tasks = ",".join(t["key"] for t in (bench.meta_json or {}).get("tasks", []))
-    return Plan(sid, bench.key, sub.split, bench.pack_path, Path(cfg["DATA_DIR"]) / sub.file_path,
+    return Plan(sid, bench.key, bench.family or bench.key, bench.release or 1, sub.split,
+                bench.pack_path, Path(cfg["DATA_DIR"]) / sub.file_path,
                 tasks, cfg.get("GPU_DEVICE") if module.container_gpu else None, refused,
                 rerun=sub.rerun_of_id is not None,
                 keep=sub.allow_rerun and sub.rerun_of_id is None)
@@ -210,8 +216,10 @@ def _run(plan: Plan, cfg, limits: Limits) -> Path | None:
         output_dir = run_dir / "output"
         output_dir.mkdir(parents=True)
         input_dir = build_input_dir(plan.pack_path, plan.split, run_dir / "input")
-        env = {"LB_BENCHMARK": plan.benchmark_key, "LB_SPLIT": plan.split,
-               "LB_TASKS": plan.tasks}
+        # the benchmark's name, as on release 1 (a re-run behaves as the original did), and
+        # which release the input is (issue 37)
+        env = {"LB_BENCHMARK": plan.family, "LB_RELEASE": str(plan.release),
+               "LB_SPLIT": plan.split, "LB_TASKS": plan.tasks}
         labels = {"lb.benchmark": plan.benchmark_key, "lb.split": plan.split}
         result = run_submission(
             client=client, image_id=image_id, input_dir=input_dir, output_dir=output_dir,
@@ -324,6 +332,17 @@ def _release_image(client, image_id: str, sid: int, deployment: str) -> None:
         remove_image(client, image_id, deployment=deployment)
     except Exception:  # clean-up must never change the outcome; the reaper retries by label
         log.exception("submission=%s could not release image %s", sid, image_id)
+
+
+def _drop_kept_image(sid: int) -> None:
+    """Remove the tarball kept for re-runs of a submission that ended failed (issue 37)."""
+    data_dir = Path(current_app.config["DATA_DIR"])
+    with get_db().scope() as session:
+        sub = session.get(Submission, sid)
+        if sub is None or not sub.image_path or sub.status != "failed":
+            return
+        (data_dir / sub.image_path).unlink(missing_ok=True)
+        sub.image_path = None
 
 
 def _remove_upload(plan: Plan) -> None:
