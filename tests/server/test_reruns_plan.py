@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from leaderboard.server.access import agreements
+from leaderboard.server.access.gate import can_access
 from leaderboard.server.models import Benchmark, Submission, User, utcnow
 from leaderboard.server.models.mail import MailItem
 from leaderboard.server.models.notices import Notice
@@ -125,14 +126,29 @@ def test_plan_reruns_the_allowed_skips_the_rest_with_reasons(app, session, world
     # the seen/unseen rule dates a re-run by its original
     made = reruns.made_at(session, [r.id for r in runs] + [subs["ada"].id])
     assert made == {r.id: session.get(Submission, r.rerun_of_id).created_at for r in runs}
+    # release 1 has no campaign; a grant signed on release 1 covers release 2 (same text)
+    v1 = world["v1"]
+    assert reruns.plan(session, v1, data_dir=app.config["DATA_DIR"], window=4) == []
+    assert reruns.get_campaign(session, v1) is None
+    ada, cy = world["people"]["ada"], world["people"]["cy"]
+    assert can_access(session, ada, v2, "container_run")
+    assert not can_access(session, cy, v2, "container_run")  # revoked on release 1
 
 
-def test_planning_again_or_concurrently_never_makes_a_second_row(app, session, world):
+def test_planning_again_or_concurrently_never_makes_a_second_row_or_notice(app, session,
+                                                                           world):
     v2 = world["v2"]
     first = _plan(app, session, v2)
     assert len(first) == 2
     assert _plan(app, session, v2) == []  # a second import, a reconciler pass
     assert len(_reruns(session, v2)) == 2
+    # the prediction-file team got one notice (and a mail line), however often it planned
+    fay = world["people"]["fay"]
+    notes = session.scalars(select(Notice).where(Notice.kind == "release.published")).all()
+    assert [(n.team_id, n.subject) for n in notes] == [(fay.team_id, f"benchmark:{v2.key}")]
+    assert "release 2" in notes[0].message
+    mail = session.scalars(select(MailItem).where(MailItem.kind == "release_published")).all()
+    assert [(m.user_id, m.link) for m in mail] == [(fay.id, f"/data/{v2.key}")]
     dup = reruns.rerun_row(session.get(Submission, world["subs"]["ada"].id), v2, now=utcnow())
     session.add(dup)
     with pytest.raises(IntegrityError):  # the unique index, whatever planned it
@@ -203,28 +219,6 @@ def test_budget_window_and_pause(app, session, world):
     reruns.set_budget(session, v2, max_runs=None, max_gpu_seconds=100)
     session.commit()
     assert reruns.gpu_seconds(session, v2) == pytest.approx(120.0)
-
-
-def test_prediction_file_teams_get_a_notice_and_mail_once(app, session, world):
-    v2 = world["v2"]
-    _plan(app, session, v2)
-    _plan(app, session, v2)
-    fay = world["people"]["fay"]
-    notes = session.scalars(select(Notice).where(Notice.kind == "release.published")).all()
-    assert [(n.team_id, n.subject) for n in notes] == [(fay.team_id, f"benchmark:{v2.key}")]
-    assert "release 2" in notes[0].message
-    mail = session.scalars(select(MailItem).where(MailItem.kind == "release_published")).all()
-    assert [(m.user_id, m.link) for m in mail] == [(fay.id, f"/data/{v2.key}")]
-
-
-def test_release_one_has_no_campaign_and_a_grant_covers_the_family(app, session, world):
-    v1, v2 = world["v1"], world["v2"]
-    assert reruns.plan(session, v1, data_dir=app.config["DATA_DIR"], window=4) == []
-    assert reruns.get_campaign(session, v1) is None
-    from leaderboard.server.access.gate import can_access
-    ada, cy = world["people"]["ada"], world["people"]["cy"]
-    assert can_access(session, ada, v2, "container_run")  # signed on release 1: same text
-    assert not can_access(session, cy, v2, "container_run")  # revoked on release 1
 
 
 def test_admin_page_shows_progress_and_sets_the_budget(app, client, session, world):

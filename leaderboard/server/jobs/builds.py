@@ -323,9 +323,10 @@ def _run_build(build_id: str, cfg, path: Path, status: dict[str, Any]) -> dict[s
             _audit_end(session, audit, User, status, "done", outcome)
             bench_id = bench.id
         invalidate_boards(outcome["imported"]["key"])
-        # a new release's re-run campaign (issue 37), on the committed release
-        outcome["imported"]["reruns_queued"] = len(
-            advance_reruns(bench_id, created_by=status.get("actor_id")))
+        # a new release's re-run campaign (issue 37), on the committed release; its progress
+        # is on the release's re-runs page
+        queued = advance_reruns(bench_id, created_by=status.get("actor_id"))
+        log.info("build=%s reruns_queued=%d", build_id, len(queued))
         state, message, error = "done", "built and imported", None
     except (LeaderboardError, ValueError, OSError) as exc:
         # SourceError / PackError text names the file, record and field
