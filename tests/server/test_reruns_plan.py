@@ -4,6 +4,7 @@ notice and mail, and the admin page. SQLite and PostgreSQL. The real runs: tests
 test_reruns_e2e.py."""
 from __future__ import annotations
 
+import io
 import threading
 from datetime import timedelta
 from pathlib import Path
@@ -248,3 +249,54 @@ def test_admin_page_shows_progress_and_sets_the_budget(app, client, session, wor
     assert client.get(f"/admin/benchmarks/{world['v1'].key}/reruns").status_code == 200
     assert session.scalar(select(func.count()).select_from(Submission).where(
         Submission.rerun_of_id.is_not(None))) == 2
+
+
+@pytest.fixture
+def app_config(db_url, tmp_path, request):
+    """The server tests' config; with Redis when the test asks for it (a container upload
+    is then queued, not run inline)."""
+    from tests.server.conftest import make_config
+    cfg = make_config(db_url, tmp_path)
+    if "redis_url" in request.fixturenames:
+        cfg["REDIS_URL"] = request.getfixturevalue("redis_url")
+    return cfg
+
+
+def test_a_team_chooses_allow_rerun_when_it_uploads_an_image(redis_url, app, client, auth,
+                                                              imported, session, tmp_path,
+                                                              request):
+    from tests.harness.images.savetar import write_save_tar
+
+    token = auth.member()
+    tar = write_save_tar(tmp_path / "img.tar")
+    ids = {}
+    for choice in ("0", None):
+        data = {"benchmark": "syncred", "split": "test", "kind": "container",
+                "method_name": f"det-{choice}", "file": (io.BytesIO(tar.read_bytes()), "i.tar")}
+        if choice is not None:
+            data["allow_rerun"] = choice
+        resp = client.post("/api/v1/submissions", data=data, content_type="multipart/form-data",
+                           headers={"Authorization": f"Bearer {token}"})
+        assert resp.status_code == 202, resp.json
+        assert resp.json["status"] == "queued"
+        ids[choice] = resp.json["id"]
+    assert [session.get(Submission, ids[c]).allow_rerun for c in ("0", None)] == [False, True]
+    doc = client.get(f"/api/v1/submissions/{ids['0']}",
+                     headers={"Authorization": f"Bearer {token}"}).json
+    assert (doc["allow_rerun"], doc["rerun_of"]) == (False, None)
+    page = client.get(f"/submissions/{ids['0']}").get_data(as_text=True)
+    assert "later releases: not allowed" in page
+    form = client.get("/submit").get_data(as_text=True)
+    assert 'name="allow_rerun" value="1" checked' in form
+    # the CLI: --no-rerun
+    from click.testing import CliRunner
+
+    from leaderboard import client as lbclient
+    server = request.getfixturevalue("live_server")
+    res = CliRunner().invoke(lbclient.main, [
+        "submit", "--benchmark", "syncred", "--split", "test", "--server", server, "--token",
+        token, "--quiet", "--no-wait", "--no-rerun", "--method", "cli", "--image", str(tar)])
+    assert res.exit_code == 0, res.output
+    session.expire_all()
+    sub = session.scalar(select(Submission).where(Submission.method_name == "cli"))
+    assert sub.kind == "container" and not sub.allow_rerun
