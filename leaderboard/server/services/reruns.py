@@ -314,9 +314,9 @@ def progress(session: Session, release: Benchmark) -> dict:
             r.status, r.status)] += 1
     skips = list(camp.skips_json or [])
     keys = dict(session.execute(select(Benchmark.id, Benchmark.key)).all())
+    done = {r.rerun_of_id for r in rows} | {s["submission_id"] for s in skips}
     waiting = sum(1 for c in candidates(session, release)
-                  if c.reason is None and c.original.id not in {r.rerun_of_id for r in rows}
-                  and c.original.id not in {s["submission_id"] for s in skips})
+                  if c.reason is None and c.original.id not in done)
     return {
         "benchmark": release.key, "release": release.release,
         "campaign": {"paused": camp.paused, "max_runs": camp.max_runs,
