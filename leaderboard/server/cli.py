@@ -79,9 +79,12 @@ def db_grant_app(role: str) -> None:
 @click.argument("pack_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--no-media", is_flag=True, help="Skip checking that media files exist.")
 def import_pack_cmd(pack_dir: Path, no_media: bool) -> None:
-    """Register a benchmark pack (labels are encrypted into the database)."""
+    """Register a benchmark pack (labels are encrypted into the database). A new release
+    (``release: N`` >= 2) starts its re-run campaign: the family's container submissions whose
+    teams allow it are queued on the ``rerun`` queue (issue 37)."""
     from leaderboard.server.boards.cache import invalidate_boards
     from leaderboard.server.db import get_db
+    from leaderboard.server.jobs.reruns import after_import
     from leaderboard.server.services import benchmarks
 
     with _app_context() as app:
@@ -90,11 +93,13 @@ def import_pack_cmd(pack_dir: Path, no_media: bool) -> None:
                 bench = benchmarks.import_pack(session, pack_dir, data_dir=app.config["DATA_DIR"],
                                                label_keys=app.config["LABEL_KEYS"],
                                                check_media=not no_media)
-                key, version = bench.key, bench.version
+                key, version, bench_id = bench.key, bench.version, bench.id
         except LeaderboardError as exc:
             _fail(str(exc))
         invalidate_boards(key)
-    click.echo(f"imported {key} version {version}")
+        queued = after_import(bench_id)  # after the commit: the campaign plans on the stored release
+    click.echo(f"imported {key} version {version}"
+               + (f"; {len(queued)} re-run(s) queued" if queued else ""))
 
 
 @server.command("create-admin")
@@ -119,7 +124,9 @@ def create_admin(email: str, display_name: str, password: str) -> None:
 
 @server.command("worker")
 @click.option("--queues", default="scoring,mail", show_default=True,
-              help="Comma-separated queue names, in priority order.")
+              help="Comma-separated queue names, in priority order. A list with ``gpu`` gets "
+                   "``rerun`` (re-runs on a new release, issue 37) appended last unless it "
+                   "names it.")
 @click.option("--burst", is_flag=True, help="Exit when the queues are empty.")
 @click.option("--fork", is_flag=True,
               help="Fork a work-horse per job (RQ's default) instead of running jobs in this "
@@ -131,7 +138,7 @@ def worker(queues: str, burst: bool, fork: bool, simple: bool) -> None:
     and reconnects, and by default runs jobs in its own warm process
     (`leaderboard.server.jobs.worker`)."""
     from leaderboard.server.db import get_db
-    from leaderboard.server.jobs.queue import redis_connection
+    from leaderboard.server.jobs.queue import GPU_QUEUE, RERUN_QUEUE, redis_connection
     from leaderboard.server.jobs.worker import lower_priority, run_worker
 
     if not logging.getLogger().handlers:
@@ -147,6 +154,8 @@ def worker(queues: str, burst: bool, fork: bool, simple: bool) -> None:
         # A forked work-horse must not reuse the parent's pooled connections.
         os.register_at_fork(after_in_child=lambda: engine.dispose(close=False))
         names = [n.strip() for n in queues.split(",") if n.strip()]
+        if GPU_QUEUE in names and RERUN_QUEUE not in names:
+            names.append(RERUN_QUEUE)  # re-runs only when no new submission waits
         # Import the job code once in the parent, so each forked work-horse starts warm.
         import leaderboard.core.benchmarks  # noqa: F401
         import leaderboard.core.scoring  # noqa: F401

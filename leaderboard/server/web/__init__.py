@@ -32,6 +32,7 @@ from leaderboard.server.web import (  # noqa: F401
     admin_identity,
     admin_judges,
     admin_outbox,
+    admin_reruns,
     auth,
     challenges,
     compare,

@@ -16,6 +16,7 @@ from leaderboard.server.access.audit_display import agreement_versions, describe
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_session
 from leaderboard.server.errors import ServiceError
+from leaderboard.server.jobs.reruns import after_import as advance_reruns
 from leaderboard.server.jobs.scoring import enqueue_scoring
 from leaderboard.server.jobs.status import queue_status
 from leaderboard.server.models import STATUSES, Benchmark, Submission, Team, User, utcnow
@@ -199,7 +200,9 @@ def import_():
         return _fail(ServiceError(f"cannot read {path!r}: {exc.strerror or exc}"),
                      "admin.benchmarks")
     invalidate_boards(bench.key)
-    flash(f"Imported {bench.key} version {bench.version}.")
+    queued = advance_reruns(bench.id, created_by=current_user.id)  # a new release's campaign
+    flash(f"Imported {bench.key} version {bench.version}."
+          + (f" {len(queued)} re-run(s) queued." if queued else ""))
     return _back("admin.benchmarks")
 
 
