@@ -210,3 +210,39 @@ def iter_board_rows(session: Session, info: dict, task: dict, split: str, *,
         if len(rows) < chunk:
             return  # the last chunk: no query for an empty one
         last = rows[-1].key
+
+
+def rows_of(session: Session, info: dict, task: dict, split: str,
+            submission_ids: list[int]) -> dict | None:
+    """Some submissions' rows on a task's overall board, for a page that shows one team's
+    method (issue 38): None when the board has none of them, else {"judge", "rows": [{
+    "submission_id", "competes", "rep_key", "all_key", "team_row" (its place in "team" mode,
+    counting every row before it, ranked or not; None when it does not represent its team),
+    "all_row" (the same in "all" mode), "cells" (the shown cells: `ledger.shown_cells`)}]},
+    best first in the board's "all" order."""
+    _shown, _pick, _slices_, _skey, sb = _resolve(session, info, task, split, None, {})
+    if sb is None or not submission_ids:
+        return None
+    mine = session.execute(
+        select(Standing.submission_id, Standing.competes, Standing.rep_key, Standing.all_key,
+               Standing.cells_json)
+        .where(Standing.board_id == sb.id, Standing.submission_id.in_(submission_ids),
+               Standing.all_key.is_not(None))
+        .order_by(Standing.all_key)).all()
+    if not mine:
+        return None
+    rows = []
+    for r in mine:
+        rows.append({"submission_id": r.submission_id, "competes": r.competes,
+                     "rep_key": r.rep_key, "all_key": r.all_key,
+                     "cells": shown_cells(r.cells_json, sb.judge)})
+    for row in rows[:1] + [r for r in rows[1:] if r["rep_key"] is not None]:
+        # only the rows a page links to need their place: the best, and a team's representative
+        row["all_row"] = 1 + session.scalar(select(func.count()).select_from(Standing).where(
+            Standing.board_id == sb.id, Standing.all_key.is_not(None),
+            Standing.all_key < row["all_key"]))
+        row["team_row"] = None if row["rep_key"] is None else 1 + session.scalar(
+            select(func.count()).select_from(Standing).where(
+                Standing.board_id == sb.id, Standing.rep_key.is_not(None),
+                Standing.rep_key < row["rep_key"]))
+    return {"judge": sb.judge, "rows": rows}

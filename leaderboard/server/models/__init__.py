@@ -2,7 +2,7 @@
 
 `base` holds the declarative Base (with the constraint naming convention), time helpers and the
 core entities (teams, users, tokens, benchmarks, label sets, submissions, scores, quotas, curves);
-`access`, `judges`, `containers`, `challenges`, `notices`, `mail`, `sessions`, `idempotency`,
+`access`, `judges`, `containers`, `challenges`, `methods`, `notices`, `mail`, `sessions`, `idempotency`,
 `identity` (persons, second factor, invitations) and `transparency` add their areas. Importing this
 package registers every table on ``Base.metadata`` (Alembic and ``create_all`` rely on that).
 Submodules import from `.base` only, never from this package, so there is no import cycle.
@@ -15,6 +15,7 @@ from leaderboard.server.models import (  # noqa: F401  (register tables)
     identity,
     judges,
     mail,
+    methods,
     notices,
     robustness,
     sessions,
