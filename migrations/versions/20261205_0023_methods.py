@@ -51,6 +51,7 @@ def upgrade() -> None:
 
 def _fill_methods() -> None:
     """One method per existing (team, method name), the slug made as `models.methods` makes it
+    (the method first submitted gets the plain slug)
     (the slugify rule is copied, not imported: a migration keeps the rule of its day)."""
     import re
     import unicodedata
@@ -64,7 +65,7 @@ def _fill_methods() -> None:
     rows = conn.execute(sa.text(
         "SELECT team_id, method_name, description, paper_url, code_url, created_at "
         "FROM submission WHERE team_id IS NOT NULL AND is_baseline = :f "
-        "AND method_name <> '' ORDER BY team_id, method_name, created_at, id"),
+        "AND method_name <> '' ORDER BY created_at, id"),
         {"f": False}).all()
     methods: dict = {}
     for team_id, name, desc, paper, code, created in rows:
