@@ -41,8 +41,8 @@ def method_page(team_id: int, slug: str):
             plots.append(Markup(history_svg(
                 {"best": [], "teams": [{"team": {"name": m["name"]}, "steps": steps}],
                  "column": col, "primary": r["primary"]},
-                title=f"{r['benchmark_title']} {r['task'].get('title') or r['task']['key']} "
-                      f"({r['split']}): {m['name']}'s best {col.get('title', r['primary'])}")))
+                title=f"{r['benchmark']} {r['task'].get('title') or r['task']['key']} "
+                      f"({r['split']}): best {col.get('title', r['primary'])}")))
     return render_template("methods/page.html", view=view, m=m,
                            description=render_markdown(m["description"]), plots=plots)
 
