@@ -7,9 +7,11 @@ boards themselves so that every number is the board's:
 * the row shown is the method's best submission on that board in the board's own order
   ("all submissions" mode order); when the team is represented on the default ("team" mode)
   board by one of the method's submissions, that row is the one shown, in "team" mode;
-* its rank, rank interval, value, CI and n are those of the board page holding it
-  (`leaderboard.server.boards.board.board`, cached with the boards), and ``page`` / ``mode``
-  say which page that is, so a reader can follow the link and find the same numbers;
+* its rank, rank interval, value, CI and n are the board's own: the row is read through
+  `leaderboard.server.boards.board.board` (cached with the boards) as the one-row keyset page
+  that starts after the row before it, which is how the board serves its next pages; ``page``
+  / ``mode`` say which page of the board (at ``per_page`` rows) holds it, so a reader can
+  follow the link and find the same numbers;
 * only what the boards show is read: hidden, private and unscored submissions are never rows
   on a board (`leaderboard.server.access.visibility` is the rule), so a method page shows none
   of them whoever reads it; on a test split the part is the board's (public until revealed).
@@ -28,7 +30,7 @@ from sqlalchemy.orm import Session
 from leaderboard.server.boards.board import board
 from leaderboard.server.boards.cache import get_cache
 from leaderboard.server.boards.meta import benchmark_info
-from leaderboard.server.boards.reads import rows_of
+from leaderboard.server.boards.reads import place_of, rows_of
 from leaderboard.server.models import Benchmark, Submission
 
 
@@ -78,16 +80,16 @@ def _benchmark_results(session: Session, key: str, subs: list[dict],
             if found is None:
                 continue
             rows = found["rows"]
-            rep = next((r for r in rows if r.get("team_row") is not None), None)
+            rep = next((r for r in rows if r["rep_key"] is not None), None)
             chosen, mode = (rep, "team") if rep is not None else (rows[0], "all")
-            place = chosen["team_row"] if mode == "team" else chosen["all_row"]
-            page = (place - 1) // per_page + 1
-            b = board(session, benchmark_key=key, task=t["key"], split=split, mode=mode,
-                      page=page, per_page=per_page)
-            shown = next((r for r in b["rows"] if r["submission_id"] == chosen["submission_id"]),
-                         None)
-            if shown is None:  # the board changed between the two reads: show it unranked
+            key_ = chosen["rep_key"] if mode == "team" else chosen["all_key"]
+            where = place_of(session, found["board_id"], mode, key_)
+            page = (where["place"] - 1) // per_page + 1
+            shown = _board_row(session, key, t["key"], split, mode, where,
+                               chosen["submission_id"])
+            if shown is None:  # the board changed between the reads: its next read has it
                 continue
+            b = shown.pop("_board")
             out.append({"benchmark": key, "benchmark_title": info["title"], "task": t,
                         "split": split, "part": b["part"], "mode": mode, "page": page,
                         "submission_id": shown["submission_id"], "rank": shown["rank"],
@@ -98,6 +100,26 @@ def _benchmark_results(session: Session, key: str, subs: list[dict],
                         "created_at": shown["created_at"],
                         "history": _history(rows, made, b["primary"])})
     return out
+
+
+def _board_row(session: Session, key: str, task: str, split: str, mode: str, where: dict,
+               submission_id: int) -> dict | None:
+    """The submission's row as the board serves it: the board's keyset page of one row after
+    the row before it (`board.board` with the cursor its next page would carry), so a row deep
+    in a board costs two index reads, not an offset over every row above it; the first rows
+    (nothing ranked before them) are read as page ``place`` of one row."""
+    if where["key_before"] is not None and where["ranked_before"] >= 1:
+        version = get_cache().version(key)
+        cursor = f"{where['place']}.{where['ranked_before']}.{version}.{where['key_before']}"
+        b = board(session, benchmark_key=key, task=task, split=split, mode=mode,
+                  per_page=1, cursor=cursor)
+    else:
+        b = board(session, benchmark_key=key, task=task, split=split, mode=mode,
+                  page=where["place"], per_page=1)
+    row = b["rows"][0] if b["rows"] else None
+    if row is None or row["submission_id"] != submission_id:
+        return None  # the board changed between the two reads
+    return {**row, "_board": {k: b[k] for k in ("part", "ranked", "primary", "columns")}}
 
 
 def _history(rows: list[dict], made: dict, primary: str) -> list[dict]:

@@ -12,7 +12,7 @@ score rows (tests hold the two equal), plus paging: ``page``, ``per_page``, ``to
 """
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
 from leaderboard.core import records
@@ -215,11 +215,9 @@ def iter_board_rows(session: Session, info: dict, task: dict, split: str, *,
 def rows_of(session: Session, info: dict, task: dict, split: str,
             submission_ids: list[int]) -> dict | None:
     """Some submissions' rows on a task's overall board, for a page that shows one team's
-    method (issue 38): None when the board has none of them, else {"judge", "rows": [{
-    "submission_id", "competes", "rep_key", "all_key", "team_row" (its place in "team" mode,
-    counting every row before it, ranked or not; None when it does not represent its team),
-    "all_row" (the same in "all" mode), "cells" (the shown cells: `ledger.shown_cells`)}]},
-    best first in the board's "all" order."""
+    method (issue 38): None when the board has none of them, else {"board_id", "judge",
+    "rows": [{"submission_id", "competes", "rep_key", "all_key", "cells" (the shown cells:
+    `ledger.shown_cells`)}]}, best first in the board's "all" order."""
     _shown, _pick, _slices_, _skey, sb = _resolve(session, info, task, split, None, {})
     if sb is None or not submission_ids:
         return None
@@ -231,18 +229,22 @@ def rows_of(session: Session, info: dict, task: dict, split: str,
         .order_by(Standing.all_key)).all()
     if not mine:
         return None
-    rows = []
-    for r in mine:
-        rows.append({"submission_id": r.submission_id, "competes": r.competes,
-                     "rep_key": r.rep_key, "all_key": r.all_key,
-                     "cells": shown_cells(r.cells_json, sb.judge)})
-    for row in rows[:1] + [r for r in rows[1:] if r["rep_key"] is not None]:
-        # only the rows a page links to need their place: the best, and a team's representative
-        row["all_row"] = 1 + session.scalar(select(func.count()).select_from(Standing).where(
-            Standing.board_id == sb.id, Standing.all_key.is_not(None),
-            Standing.all_key < row["all_key"]))
-        row["team_row"] = None if row["rep_key"] is None else 1 + session.scalar(
-            select(func.count()).select_from(Standing).where(
-                Standing.board_id == sb.id, Standing.rep_key.is_not(None),
-                Standing.rep_key < row["rep_key"]))
-    return {"judge": sb.judge, "rows": rows}
+    return {"board_id": sb.id, "judge": sb.judge,
+            "rows": [{"submission_id": r.submission_id, "competes": r.competes,
+                      "rep_key": r.rep_key, "all_key": r.all_key,
+                      "cells": shown_cells(r.cells_json, sb.judge)} for r in mine]}
+
+
+def place_of(session: Session, board_id: int, mode: str, key: str) -> dict:
+    """Where the row with ``key`` (its ``rep_key`` in "team" mode, ``all_key`` in "all") stands
+    on its board: {"place" (1 + the rows before it, ranked or not: its row number on the
+    board's pages), "ranked_before" (the competing rows before it), "key_before" (the key of
+    the row just before it; None for the first)}: two index range reads, so that a page can
+    read the row as the board's keyset page after ``key_before`` (`board.board`'s cursor)."""
+    col = Standing.rep_key if mode == "team" else Standing.all_key
+    before = (Standing.board_id == board_id, col.is_not(None), col < key)
+    total, ranked = session.execute(select(
+        func.count(), func.coalesce(func.sum(case((Standing.competes.is_(True), 1), else_=0)),
+                                    0)).where(*before)).one()
+    key_before = session.scalar(select(col).where(*before).order_by(col.desc()).limit(1))
+    return {"place": total + 1, "ranked_before": int(ranked), "key_before": key_before}
