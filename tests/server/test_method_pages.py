@@ -99,6 +99,8 @@ def test_results_equal_the_boards_page_and_json(app, client, session, make):
     mine = alpha_c.get(f"/api/v1/teams/{team_id}/methods/det-a").get_json()
     assert {s["id"] for s in mine["submissions"]} == shown | {ids["hid"], ids["priv"]}
     assert alpha_c.get(f"/teams/{team_id}/methods/secret").status_code == 200
+    sub_html = client.get(f"/submissions/{ids['a2']}").get_data(as_text=True)
+    assert 'id="method-link"' in sub_html and f"/teams/{team_id}/methods/det-a" in sub_html
     # the team page lists methods with their best results, not submissions
     team_html = client.get(f"/teams/{team_id}").get_data(as_text=True)
     assert 'data-method="det-a"' in team_html and "Secret" not in team_html

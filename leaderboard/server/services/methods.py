@@ -44,6 +44,14 @@ def get_method(session: Session, team_id: int, slug: str) -> Method:
     return m
 
 
+def slug_of(session: Session, team_id: int | None, name: str) -> str | None:
+    """The slug of the method (``team_id``, ``name``); None for a team-less submission."""
+    if team_id is None:
+        return None
+    return session.scalar(select(Method.slug).where(Method.team_id == team_id,
+                                                    Method.name == name))
+
+
 def on_boards(session: Session, method: Method) -> bool:
     """Whether one of the method's submissions can be on a board (scored, public, shown)."""
     return session.scalar(select(exists().where(*_on_board_clause(method.team_id,

@@ -426,6 +426,8 @@ def submission(submission_id: int):
                            plots=[Markup(p["svg"]) for p in report["plots"]],
                            placement=_placement(sub), history=_history_ranks(sub),
                            robustness=submission_section(get_session(), sub),
+                           method_slug=method_service.slug_of(get_session(), sub.team_id,
+                                                              sub.method_name),
                            analysis_url=(url_for("analysis.submission_errors",
                                                  submission_id=sub.id)
                                          if may_analyse(current_user, sub) else None))
