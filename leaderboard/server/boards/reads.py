@@ -132,9 +132,14 @@ def _rows_query(key):
             .outerjoin(Team, Submission.team_id == Team.id))
 
 
+def _row_name(r) -> str:
+    """The name a row shows in its Team column (a baseline's kind when it has no team)."""
+    return r.team_name or (f"Baseline ({r.baseline_kind})" if r.is_baseline else "")
+
+
 def _row_dict(r, columns, judge: str | None, rank: int | None) -> dict:
     cells = shown_cells(r.cells_json, judge)
-    name = r.team_name or (f"Baseline ({r.baseline_kind})" if r.is_baseline else "")
+    name = _row_name(r)
     values = {}
     for c in columns:
         v = cells.get(c.metric)
@@ -248,3 +253,56 @@ def place_of(session: Session, board_id: int, mode: str, key: str) -> dict:
                                     0)).where(*before)).one()
     key_before = session.scalar(select(col).where(*before).order_by(col.desc()).limit(1))
     return {"place": total + 1, "ranked_before": int(ranked), "key_before": key_before}
+
+
+def light_rows(session: Session, info: dict, task: dict, split: str, *, modality: str | None,
+               wanted: dict, mode: str) -> dict | None:
+    """Every row of a board, best first, without its cells: what the board tools filter on
+    (issue 38). None when the board has no row; else {"board_id", "judge", "rows": [[
+    submission_id, rank (the board's; None for a row that does not compete), team id, team
+    name (as the row shows it), method name, created_at (ISO), is_baseline, code_url]]}. One
+    index range joined to the submissions; no cells are decoded, so a 10,000-row board costs a
+    fraction of its every-row read (`iter_board_rows`)."""
+    _shown, _pick, _slices_, _skey, sb = _resolve(session, info, task, split, modality, wanted)
+    if sb is None:
+        return None
+    key = Standing.rep_key if mode == "team" else Standing.all_key
+    q = (select(Standing.competes, Standing.submission_id, Submission.team_id,
+                Team.name.label("team_name"), Submission.method_name, Submission.created_at,
+                Submission.is_baseline, Submission.baseline_kind, Submission.code_url)
+         .join(Submission, Standing.submission_id == Submission.id)
+         .outerjoin(Team, Submission.team_id == Team.id)
+         .where(Standing.board_id == sb.id, key.is_not(None)).order_by(key))
+    rows, rank = [], 0
+    for r in session.execute(q):
+        if r.competes:
+            rank += 1
+        rows.append([r.submission_id, rank if r.competes else None, r.team_id, _row_name(r),
+                     r.method_name, r.created_at.isoformat(), r.is_baseline, r.code_url or ""])
+    return {"board_id": sb.id, "judge": sb.judge, "rows": rows}
+
+
+def rows_by_id(session: Session, board_id: int, mode: str, columns, judge: str | None,
+               ranks: dict[int, int | None]) -> dict[int, dict]:
+    """{submission id: its full row (as a board page has it)} of the submissions in ``ranks``
+    ({id: the board's rank}) on board ``board_id``."""
+    key = Standing.rep_key if mode == "team" else Standing.all_key
+    out: dict[int, dict] = {}
+    ids = list(ranks)
+    for i in range(0, len(ids), 500):
+        for r in session.execute(_rows_query(key).where(
+                Standing.board_id == board_id, Standing.submission_id.in_(ids[i:i + 500]))):
+            out[r.submission_id] = _row_dict(r, columns, judge, ranks[r.submission_id])
+    return out
+
+
+def cells_by_id(session: Session, board_id: int, ids: list[int],
+                judge: str | None) -> dict[int, dict]:
+    """{submission id: its shown cells (`ledger.shown_cells`)} on board ``board_id``."""
+    out: dict[int, dict] = {}
+    for i in range(0, len(ids), 500):
+        for sid, cells in session.execute(select(Standing.submission_id, Standing.cells_json)
+                                          .where(Standing.board_id == board_id,
+                                                 Standing.submission_id.in_(ids[i:i + 500]))):
+            out[sid] = shown_cells(cells, judge)
+    return out

@@ -13,6 +13,7 @@ from flask_login import current_user
 from leaderboard.server.access import visibility
 from leaderboard.server.access.methods import may_edit_method
 from leaderboard.server.boards import methods as method_boards
+from leaderboard.server.boards import tooled
 from leaderboard.server.boards import tools as board_tools
 from leaderboard.server.boards import service as _boards
 from leaderboard.server.db import get_session
@@ -84,12 +85,18 @@ def tools_args() -> board_tools.Tools:
 def tooled_board(args: dict, tools: board_tools.Tools, page: int, per_page: int | None,
                  cursor: str | None = None) -> dict:
     """One page of a board after its tools: the plain (cached, keyset) page when the tools
-    change nothing; else the board's every-row read (cached with the board) filtered and
-    sorted here, the rows keeping the board's ranks and rank intervals."""
+    change nothing; else the board's light rows filtered and the kept rows read
+    (`boards.tooled`), or, for a re-sort of most of a large board, the board's every-row read
+    (cached with the board) filtered and sorted here; the rows keep the board's ranks and rank
+    intervals either way."""
     b = _boards.board(lazy_session, **args, page=page, per_page=per_page, cursor=cursor)
     board_tools.check(tools, b)  # a 400 for a sort that is no column of this board
     if not tools.active(b):
         return b  # no filter, the board's own order: the plain page
+    out = tooled.tooled_page(lazy_session, plain=b, args=args, tools=tools, page=page,
+                             per_page=per_page)
+    if out is not None:
+        return out
     every = _boards.board(lazy_session, **args, page=1, per_page=None)
     return board_tools.page_of_tools(tools, every, page, per_page)
 
