@@ -17,7 +17,9 @@ median and max; then warm (the same request again). Reads:
 * ``team_html``: ``/teams/1`` (its methods with their best results);
 * ``filtered_board_html``: ``/benchmarks/loki/boards/detection/test?q=team-00001&baselines=0
   &sort=ap&dir=desc`` (the board tools: a search, a filter and a re-sort);
-* ``filtered_board_json``: the same under ``/api/v1/boards/...``.
+* ``filtered_board_json``: the same under ``/api/v1/boards/...``;
+* ``sorted_board_json``: ``/api/v1/boards/loki/detection/test?sort=ap`` (a re-sort of the
+  whole board, no narrowing filter: left to the every-row read, `boards.tooled`).
 
 Target (issue 38): cold <= 150 ms. Prints one JSON line per read, then a summary line.
 """
@@ -46,6 +48,7 @@ READS = {
     "team_html": "/teams/1",
     "filtered_board_html": f"/benchmarks/loki/boards/detection/test?{FILTER}",
     "filtered_board_json": f"/api/v1/boards/loki/detection/test?{FILTER}",
+    "sorted_board_json": "/api/v1/boards/loki/detection/test?sort=ap",
 }
 
 
