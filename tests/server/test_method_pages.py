@@ -135,6 +135,12 @@ def test_only_members_edit_and_text_is_sanitised(app, client, session,
     assert (body["params"], body["licence"], body["team"]["affiliation"]) == (
         "86M <b>", "MIT", "Uni <i>X</i>")
     token = AuthActions(alpha_c).token()
+    # a method another team cannot see is not acknowledged to it, even to edit
+    secret = f"/api/v1/teams/{team_id}/methods/secret"
+    assert beta_c.post(f"/teams/{team_id}/methods/secret/edit",
+                       data={"params": "1"}).status_code == 404
+    assert beta_c.patch(secret, json={"params": "1"}, headers={
+        "Authorization": f"Bearer {AuthActions(beta_c).token()}"}).status_code == 404
     r = alpha_c.patch(api, json={"licence": "Apache-2.0"},
                       headers={"Authorization": f"Bearer {token}"})
     assert r.status_code == 200 and r.get_json()["licence"] == "Apache-2.0"

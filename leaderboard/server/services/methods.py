@@ -112,8 +112,9 @@ def update_method(session: Session, user: User, method: Method, fields: dict,
                   *, ip: str = "") -> Method:
     """Change the method's card from ``fields`` (any of `CARD_LIMITS`' keys, and
     ``affiliation``, the team's); keys not given stay. Only the team's members
-    (`access.methods.check_edit_method`: 403). A bad field: ServiceError (400) naming each."""
-    check_edit_method(user, method.team_id)
+    (`access.methods.check_edit_method`: 403, or 404 for a method the user may not see). A
+    bad field: ServiceError (400) naming each."""
+    check_edit_method(user, method.team_id, on_boards=on_boards(session, method))
     clean = {k: str(v).strip() for k, v in fields.items()
              if k in CARD_LIMITS or k == "affiliation"}
     problems = ProblemList()

@@ -52,7 +52,8 @@ def method_page(team_id: int, slug: str):
 def edit(team_id: int, slug: str):
     session = get_session()
     method = method_service.get_method(session, team_id, slug)
-    check_edit_method(current_user, team_id)
+    check_edit_method(current_user, team_id,
+                      on_boards=method_service.on_boards(session, method))
     problems = None
     if request.method == "POST":
         fields = {k: request.form.get(k, "") for k, _label in FIELDS}

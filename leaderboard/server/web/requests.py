@@ -179,8 +179,9 @@ def method_view_for(user, team_id: int, slug: str, *, external: bool = False) ->
     if not visibility.can_see_method(user, team_id,
                                      on_boards=method_service.on_boards(session, method)):
         abort(404, description=f"team {team_id} has no method {slug[:80]!r}")
-    results = method_boards.method_results(session, team_id=team_id, name=method.name,
-                                           per_page=PER_PAGE)
+    # copies: the cached results are shared with other requests
+    results = [dict(r) for r in method_boards.method_results(
+        session, team_id=team_id, name=method.name, per_page=PER_PAGE)]
     for r in results:
         args = {"key": r["benchmark"], "task": r["task"]["key"], "split": r["split"]}
         r["board_url"] = url_for("public.board_page", **args,

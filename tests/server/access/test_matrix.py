@@ -51,9 +51,9 @@ def _endpoints(w):
         ("GET", f"/api/v1/teams/{w.team_a}/methods/secret-method", None,
          lambda p: 200 if p in ("approved", "admin") else 404),
         ("GET", f"/teams/{w.team_a}/methods/secret-method/edit", None,
-         lambda p: {"anonymous": 302, "approved": 200}.get(p, 403)),
+         lambda p: {"anonymous": 302, "approved": 200, "admin": 403}.get(p, 404)),
         ("POST", f"/teams/{w.team_a}/methods/secret-method/edit", {"licence": "MIT"},
-         lambda p: {"anonymous": 302, "approved": 303}.get(p, 403)),
+         lambda p: {"anonymous": 302, "approved": 303, "admin": 403}.get(p, 404)),
         # a form with bad fields comes back (400) with the input kept (issue 12)
         ("POST", f"/data/{key}/sign", {"full_name": "x"},
          lambda p: 302 if p == "anonymous" else 400),
