@@ -1,7 +1,7 @@
 """Method pages and a filtered board at N submissions (issue 38), cold, on PostgreSQL.
 
     flock /tmp/bench.lock .venv/bin/python perf/bench_method_pages.py [--submissions 50000]
-        [--tries 5] [--redis-url redis://127.0.0.1:6379/11] [--keep]
+        [--tries 5] [--redis-url redis://127.0.0.1:6379/11] [--keep | --database NAME]
 
 Loads a fresh PostgreSQL database exactly as `perf/bench_scale.py` does (``load``: five
 benchmarks, N scored submissions, 4 per team, public/private/all parts, overall and modality
@@ -61,18 +61,23 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--redis-url", default="")
     ap.add_argument("--keep", action="store_true", help="keep the database (printed)")
+    ap.add_argument("--database", default="",
+                    help="measure a database an earlier --keep run loaded (kept too)")
     args = ap.parse_args(argv)
     from cryptography.fernet import Fernet
     from sqlalchemy import create_engine, text
 
-    name = f"lb_bench_methods_{uuid.uuid4().hex[:8]}"
+    name = args.database or f"lb_bench_methods_{uuid.uuid4().hex[:8]}"
+    keep = args.keep or bool(args.database)
     admin = create_engine(PG + "postgres", isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    if not args.database:
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
     url = PG + name
     try:
-        loaded = load(url, args.submissions, args.seed)
-        print(json.dumps({"n": args.submissions, "database": name, **loaded}), flush=True)
+        if not args.database:
+            loaded = load(url, args.submissions, args.seed)
+            print(json.dumps({"n": args.submissions, "database": name, **loaded}), flush=True)
         engine = create_engine(url)
         from leaderboard.server.models.methods import ensure_method
         with engine.begin() as conn:
@@ -80,6 +85,7 @@ def main(argv=None) -> int:
                 "UPDATE submission SET method_name = 'Bench method' WHERE team_id = 1 "
                 "RETURNING id")).all()
             ensure_method(conn, team_id=1, name="Bench method")
+            args.submissions = conn.execute(text("SELECT count(*) FROM submission")).scalar()
         engine.dispose()
         from leaderboard.server.boards.cache import invalidate_boards
         from leaderboard.server.web import create_app
@@ -116,7 +122,7 @@ def main(argv=None) -> int:
         print(json.dumps({"summary": summary}), flush=True)
         app.extensions["lb_db"].dispose()
     finally:
-        if not args.keep:
+        if not keep:
             with admin.connect() as conn:
                 conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
