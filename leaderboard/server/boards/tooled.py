@@ -71,8 +71,8 @@ def tooled_page(session: Session, *, plain: dict, args: dict, tools: Tools, page
 
 def _as_row(r: list) -> dict:
     """A light row in the shape `boards.tools.keep` reads."""
-    return {"submission_id": r[0], "team": {"id": r[2], "name": r[3]}, "method_name": r[4],
-            "created_at": r[5], "is_baseline": r[6], "code_url": r[7]}
+    return {"submission_id": r[0], "team": {"name": r[2]}, "method_name": r[3],
+            "created_at": r[4], "is_baseline": r[5], "code_url": r[6]}
 
 
 def _resorted(session: Session, light: dict, kept: list, col: dict, direction: str) -> list:
