@@ -12,7 +12,10 @@ score rows (tests hold the two equal), plus paging: ``page``, ``per_page``, ``to
 """
 from __future__ import annotations
 
-from sqlalchemy import case, func, select
+import re
+from datetime import datetime, time, timedelta, timezone
+
+from sqlalchemy import case, func, or_, select
 from sqlalchemy.orm import Session
 
 from leaderboard.core import records
@@ -256,14 +259,20 @@ def place_of(session: Session, board_id: int, mode: str, key: str) -> dict:
 
 
 def light_rows(session: Session, info: dict, task: dict, split: str, *, modality: str | None,
-               wanted: dict, mode: str) -> dict | None:
-    """Every row of a board, best first, without its cells: what the board tools filter on
+               wanted: dict, mode: str, narrow: dict | None = None) -> dict | None:
+    """The rows of a board, best first, without their cells: what the board tools filter on
     (issue 38). None when the board has no row; else {"board_id", "judge", "rows": [[
     submission_id, rank (the board's; None for a row that does not compete), team name (as the
     row shows it), method name, the day it was made (``YYYY-MM-DD``, UTC), is_baseline,
-    code_url]]}. One index range joined to the submissions; no cells are decoded, and on
-    PostgreSQL the day is formatted by the server (parsing 10,000 timestamps was a third of
-    the read), so a 10,000-row board costs a fraction of its every-row read."""
+    code_url]]}. No cells are decoded, and on PostgreSQL the day is formatted by the server.
+
+    ``narrow`` (the board tools' filters: ``q``, ``code``, ``from``, ``to``, ``baselines``):
+    only rows that may pass them are returned, a superset the caller filters exactly
+    (`boards.tools.keep`): the database keeps the rows with a code link, the days from the day
+    before ``from`` to the day after ``to``, no baselines when asked, and, on PostgreSQL for an
+    ASCII ``q``, the names that contain it in lower case or that are not all ASCII (whose
+    Unicode case folding only Python does) or a team-less row's; the ranks are still the whole
+    board's (a running count over it, in the database)."""
     _shown, _pick, _slices_, _skey, sb = _resolve(session, info, task, split, modality, wanted)
     if sb is None:
         return None
@@ -271,20 +280,52 @@ def light_rows(session: Session, info: dict, task: dict, split: str, *, modality
     pg = session.get_bind().dialect.name == "postgresql"
     made = (func.to_char(func.timezone("UTC", Submission.created_at), "YYYY-MM-DD") if pg
             else Submission.created_at)
-    q = (select(Standing.competes, Standing.submission_id, Team.name.label("team_name"),
-                Submission.method_name, made.label("made"), Submission.is_baseline,
-                Submission.baseline_kind, Submission.code_url)
-         .join(Submission, Standing.submission_id == Submission.id)
-         .outerjoin(Team, Submission.team_id == Team.id)
-         .where(Standing.board_id == sb.id, key.is_not(None)).order_by(key))
-    rows, rank = [], 0
-    for r in session.execute(q):
-        if r.competes:
-            rank += 1
-        rows.append([r.submission_id, rank if r.competes else None, _row_name(r),
+    ranked = func.sum(case((Standing.competes.is_(True), 1), else_=0)).over(
+        order_by=key, rows=(None, 0))
+    inner = (select(Standing.competes, Standing.submission_id, key.label("k"),
+                    ranked.label("ranked"), Team.name.label("team_name"),
+                    Submission.method_name, made.label("made"),
+                    Submission.created_at.label("created"), Submission.is_baseline,
+                    Submission.baseline_kind, Submission.code_url)
+             .join(Submission, Standing.submission_id == Submission.id)
+             .outerjoin(Team, Submission.team_id == Team.id)
+             .where(Standing.board_id == sb.id, key.is_not(None))).subquery()
+    c = inner.c
+    q = select(c.competes, c.submission_id, c.ranked, c.team_name, c.method_name, c.made,
+               c.is_baseline, c.baseline_kind, c.code_url).where(*_narrowing(c, narrow, pg))
+    rows = []
+    for r in session.execute(q.order_by(c.k)):
+        rows.append([r.submission_id, r.ranked if r.competes else None, _row_name(r),
                      r.method_name, r.made if pg else r.made.isoformat()[:10], r.is_baseline,
                      r.code_url or ""])
     return {"board_id": sb.id, "judge": sb.judge, "rows": rows}
+
+
+def _narrowing(c, narrow: dict | None, pg: bool) -> list:
+    """The database side of ``light_rows``' ``narrow``: conditions that keep every row the
+    board tools would keep (see there)."""
+    if not narrow:
+        return []
+    out = []
+    if not narrow.get("baselines", True):
+        out.append(c.is_baseline.is_(False))
+    if narrow.get("code"):
+        out.append(func.coalesce(c.code_url, "") != "")
+    if narrow.get("from"):
+        start = datetime.combine(narrow["from"], time.min, timezone.utc) - timedelta(days=1)
+        out.append(c.created >= start)
+    if narrow.get("to"):
+        end = datetime.combine(narrow["to"], time.min, timezone.utc) + timedelta(days=2)
+        out.append(c.created < end)
+    q = narrow.get("q") or ""
+    if pg and q and q.isascii():
+        pattern = "%" + re.sub(r"([\\%_])", r"\\\1", q.lower()) + "%"
+        out.append(or_(c.team_name.is_(None),
+                       func.lower(c.team_name).like(pattern, escape="\\"),
+                       func.lower(c.method_name).like(pattern, escape="\\"),
+                       c.team_name.op("~")("[^[:ascii:]]"),
+                       c.method_name.op("~")("[^[:ascii:]]")))
+    return out
 
 
 def rows_by_id(session: Session, board_id: int, mode: str, columns, judge: str | None,

@@ -5,8 +5,9 @@ The tools (`leaderboard.server.boards.tools`) filter and re-order a board's rows
 renumber them. Their first implementation read every row of the board with its cells (cached
 with the board) and filtered that: at 10,000 rows a cold read decoded 10,000 cell sets, about a
 second. Here the filters run over the board's light rows (`reads.light_rows`: id, the board's
-rank, team, method, time, baseline, code link; cached with the board), and only the rows kept
-are read in full: the cells of the kept rows when the page is re-sorted by a metric, and the
+rank, team, method, day, baseline, code link; cached with the board, or, for a search, a code
+or a date filter, narrowed by the database to a superset of the rows kept and not cached), and
+only the rows kept are read in full: the cells of the kept rows when the page is re-sorted by a metric, and the
 whole row of the page's rows only. The result is the same page, row for row
 (tests/server/boards/test_board_tools.py holds the two equal).
 
@@ -42,11 +43,17 @@ def tooled_page(session: Session, *, plain: dict, args: dict, tools: Tools, page
     task = task_of(info, args["task"])
     wanted = parse_slice_key(args["slice_key"])
     mode = args["mode"]
-    light = get_cache().get_or_compute(
-        key, ("light_rows", task["key"], args["split"], args["modality"], slice_key_of(wanted),
-              mode),
-        lambda: light_rows(session, info, task, args["split"], modality=args["modality"],
-                           wanted=wanted, mode=mode))
+    read = dict(modality=args["modality"], wanted=wanted, mode=mode)
+    if tools.q or tools.code or tools.date_from or tools.date_to:
+        # a narrowing filter: the database drops most rows (never cached: one per query)
+        light = light_rows(session, info, task, args["split"], **read, narrow={
+            "q": tools.q, "code": tools.code, "from": tools.date_from, "to": tools.date_to,
+            "baselines": tools.baselines})
+    else:  # every row (cached with the board): baselines hidden, or a re-sort
+        light = get_cache().get_or_compute(
+            key, ("light_rows", task["key"], args["split"], args["modality"],
+                  slice_key_of(wanted), mode),
+            lambda: light_rows(session, info, task, args["split"], **read))
     if light is None:
         return None
     kept = [r for r in light["rows"] if keep(tools, _as_row(r))]
