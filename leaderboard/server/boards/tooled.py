@@ -6,7 +6,8 @@ renumber them. Their first implementation read every row of the board with its c
 with the board) and filtered that: at 10,000 rows a cold read decoded 10,000 cell sets, about a
 second. Here the filters run over the board's light rows (`reads.light_rows`: id, the board's
 rank, team, method, day, baseline, code link; cached with the board, or, for a search, a code
-or a date filter, narrowed by the database to a superset of the rows kept and not cached), and
+or a date filter, narrowed by the database to a superset of the rows kept and cached per
+filter), and
 only the rows kept are read in full: the cells of the kept rows when the page is re-sorted by a metric, and the
 whole row of the page's rows only. The result is the same page, row for row
 (tests/server/boards/test_board_tools.py holds the two equal).
@@ -44,16 +45,19 @@ def tooled_page(session: Session, *, plain: dict, args: dict, tools: Tools, page
     wanted = parse_slice_key(args["slice_key"])
     mode = args["mode"]
     read = dict(modality=args["modality"], wanted=wanted, mode=mode)
+    board_key = ("light_rows", task["key"], args["split"], args["modality"],
+                 slice_key_of(wanted), mode)
     if tools.q or tools.code or tools.date_from or tools.date_to:
-        # a narrowing filter: the database drops most rows (never cached: one per query)
-        light = light_rows(session, info, task, args["split"], **read, narrow={
-            "q": tools.q, "code": tools.code, "from": tools.date_from, "to": tools.date_to,
-            "baselines": tools.baselines})
+        # a narrowing filter: the database drops most rows; cached per filter (entries expire
+        # with the cache's TTL, as the board pages' per-query entries do)
+        narrow = {"q": tools.q, "code": tools.code, "from": tools.date_from,
+                  "to": tools.date_to, "baselines": tools.baselines}
+        light = get_cache().get_or_compute(
+            key, board_key + tuple(sorted((k, str(v)) for k, v in narrow.items())),
+            lambda: light_rows(session, info, task, args["split"], **read, narrow=narrow))
     else:  # every row (cached with the board): baselines hidden, or a re-sort
         light = get_cache().get_or_compute(
-            key, ("light_rows", task["key"], args["split"], args["modality"],
-                  slice_key_of(wanted), mode),
-            lambda: light_rows(session, info, task, args["split"], **read))
+            key, board_key, lambda: light_rows(session, info, task, args["split"], **read))
     if light is None:
         return None
     kept = [r for r in light["rows"] if keep(tools, _as_row(r))]
