@@ -104,7 +104,8 @@ def _fill_methods() -> None:
 
 def downgrade() -> None:
     op.drop_index('ix_submission_team_method', table_name='submission')
-    with op.batch_alter_table('team') as batch:
-        batch.drop_column('affiliation')
+    # not batch mode: SQLite would rebuild `team`, and dropping it under foreign keys would
+    # cascade to its members and submissions; ALTER TABLE DROP COLUMN needs SQLite 3.35
+    op.execute('ALTER TABLE team DROP COLUMN affiliation')
     op.drop_index('ix_method_team_id', table_name='method')
     op.drop_table('method')
