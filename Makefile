@@ -56,10 +56,12 @@ test: setup-dev services
 	LB_REQUIRE_SERVICES=1 HARNESS_REQUIRE_DOCKER=1 $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # Screenshots of every page at 1280 and 390 px into tests/browser/screenshots/ (git-ignored): the
-# whole journey (journey/), the participant's loop (participant/) and the organiser's (organiser/).
+# whole journey (journey/), the participant's loop (participant/) and the organiser's (organiser/);
+# a method page, its edit form and the team page that lists methods (method-*, team-methods-*).
 screenshots: setup-dev
 	$(PY) -m pytest -q -p no:cacheprovider tests/browser/test_whole_journey.py \
-		tests/browser/test_participant_loop.py tests/browser/test_organiser_journey.py
+		tests/browser/test_participant_loop.py tests/browser/test_organiser_journey.py \
+		tests/browser/test_method_page.py
 
 # Packs with the test labels too (a host imports them: `leaderboard import-pack packs/<key>`).
 demo: setup

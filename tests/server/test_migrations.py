@@ -111,3 +111,42 @@ def test_0012_counts_existing_phase_submissions(empty_db):
     engine.dispose()
     assert phases == {1: 7, 2: 7, 3: 7, 4: None, 5: None}
     assert [tuple(u) for u in usage] == [(1, 7, 2)]
+
+
+def test_0023_gives_every_team_submission_its_method(empty_db):
+    """Existing submissions keep their method names and get a method each (per team; not the
+    baselines), with the latest description and links, and a free slug per team."""
+    import datetime as dt
+
+    from sqlalchemy import MetaData, insert, select
+
+    upgrade_database(empty_db, "0021")
+    engine = create_engine(empty_db)
+    meta = MetaData()
+    meta.reflect(engine)
+    t = meta.tables
+    day = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    with engine.begin() as conn:
+        conn.execute(insert(t["benchmark"]).values(_row(t["benchmark"], id=1, key="b")))
+        for tid in (1, 2):
+            conn.execute(insert(t["team"]).values(_row(t["team"], id=tid, name=f"T{tid}",
+                                                       invite_code=f"c{tid}")))
+        for sid, team, name, paper, base in ((1, 1, "Net A", "https://a/1", False),
+                                             (2, 1, "Net A", "https://a/2", False),
+                                             (3, 1, "net-a", "", False),
+                                             (4, 2, "Net A", "", False),
+                                             (5, None, "Baseline: random", "", True)):
+            conn.execute(insert(t["submission"]).values(_row(
+                t["submission"], id=sid, benchmark_id=1, team_id=team, method_name=name,
+                paper_url=paper, code_url="", description="", is_baseline=base,
+                created_at=day + dt.timedelta(hours=sid))))
+    upgrade_database(empty_db)
+    meta = MetaData()
+    meta.reflect(engine)
+    m = meta.tables["method"]
+    with engine.connect() as conn:
+        got = sorted(tuple(r) for r in conn.execute(select(m.c.team_id, m.c.name, m.c.slug,
+                                                           m.c.paper_url)))
+    engine.dispose()
+    assert got == [(1, "Net A", "net-a", "https://a/2"), (1, "net-a", "net-a-2", ""),
+                   (2, "Net A", "net-a", "")]

@@ -80,3 +80,22 @@ def error_detail_grants(session: Session, user, sub: Submission) -> dict[str, st
         decision = can_access(session, user, sub.benchmark, what)
         out[key] = None if decision.allowed else decision.reason
     return out
+
+
+def can_see_method(user, team_id: int, *, on_boards: bool) -> bool:
+    """A method's page (issue 38) is for everyone once one of its submissions is on a board
+    (``on_boards``: scored, public, not hidden, as `can_see_submission` and the boards have it);
+    before that, for its team's members and admins only, so a method that is all private or
+    hidden submissions is not acknowledged to exist."""
+    admin = bool(getattr(user, "is_authenticated", False) and getattr(user, "is_admin", False))
+    member = bool(getattr(user, "is_authenticated", False)
+                  and getattr(user, "team_id", None) == team_id)
+    return on_boards or admin or member
+
+
+def sees_team_private(user, team_id: int) -> bool:
+    """Whether ``user`` sees a team's private and hidden submissions listed (its members and
+    admins: the rule of `can_see_submission`)."""
+    admin = bool(getattr(user, "is_authenticated", False) and getattr(user, "is_admin", False))
+    return admin or bool(getattr(user, "is_authenticated", False)
+                         and getattr(user, "team_id", None) == team_id)

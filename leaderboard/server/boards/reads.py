@@ -12,7 +12,10 @@ score rows (tests hold the two equal), plus paging: ``page``, ``per_page``, ``to
 """
 from __future__ import annotations
 
-from sqlalchemy import func, select
+import re
+from datetime import datetime, time, timedelta, timezone
+
+from sqlalchemy import case, func, or_, select
 from sqlalchemy.orm import Session
 
 from leaderboard.core import records
@@ -132,9 +135,14 @@ def _rows_query(key):
             .outerjoin(Team, Submission.team_id == Team.id))
 
 
+def _row_name(r) -> str:
+    """The name a row shows in its Team column (a baseline's kind when it has no team)."""
+    return r.team_name or (f"Baseline ({r.baseline_kind})" if r.is_baseline else "")
+
+
 def _row_dict(r, columns, judge: str | None, rank: int | None) -> dict:
     cells = shown_cells(r.cells_json, judge)
-    name = r.team_name or (f"Baseline ({r.baseline_kind})" if r.is_baseline else "")
+    name = _row_name(r)
     values = {}
     for c in columns:
         v = cells.get(c.metric)
@@ -210,3 +218,137 @@ def iter_board_rows(session: Session, info: dict, task: dict, split: str, *,
         if len(rows) < chunk:
             return  # the last chunk: no query for an empty one
         last = rows[-1].key
+
+
+def rows_of(session: Session, info: dict, task: dict, split: str,
+            submission_ids: list[int]) -> dict | None:
+    """Some submissions' rows on a task's overall board, for a page that shows one team's
+    method (issue 38): None when the board has none of them, else {"board_id", "judge",
+    "rows": [{"submission_id", "competes", "rep_key", "all_key", "cells" (the shown cells:
+    `ledger.shown_cells`)}]}, best first in the board's "all" order."""
+    _shown, _pick, _slices_, _skey, sb = _resolve(session, info, task, split, None, {})
+    if sb is None or not submission_ids:
+        return None
+    mine = session.execute(
+        select(Standing.submission_id, Standing.competes, Standing.rep_key, Standing.all_key,
+               Standing.cells_json)
+        .where(Standing.board_id == sb.id, Standing.submission_id.in_(submission_ids),
+               Standing.all_key.is_not(None))
+        .order_by(Standing.all_key)).all()
+    if not mine:
+        return None
+    return {"board_id": sb.id, "judge": sb.judge,
+            "rows": [{"submission_id": r.submission_id, "competes": r.competes,
+                      "rep_key": r.rep_key, "all_key": r.all_key,
+                      "cells": shown_cells(r.cells_json, sb.judge)} for r in mine]}
+
+
+def place_of(session: Session, board_id: int, mode: str, key: str) -> dict:
+    """Where the row with ``key`` (its ``rep_key`` in "team" mode, ``all_key`` in "all") stands
+    on its board: {"place" (1 + the rows before it, ranked or not: its row number on the
+    board's pages), "ranked_before" (the competing rows before it), "key_before" (the key of
+    the row just before it; None for the first)}: two index range reads, so that a page can
+    read the row as the board's keyset page after ``key_before`` (`board.board`'s cursor)."""
+    col = Standing.rep_key if mode == "team" else Standing.all_key
+    before = (Standing.board_id == board_id, col.is_not(None), col < key)
+    total, ranked = session.execute(select(
+        func.count(), func.coalesce(func.sum(case((Standing.competes.is_(True), 1), else_=0)),
+                                    0)).where(*before)).one()
+    key_before = session.scalar(select(col).where(*before).order_by(col.desc()).limit(1))
+    return {"place": total + 1, "ranked_before": int(ranked), "key_before": key_before}
+
+
+def light_rows(session: Session, info: dict, task: dict, split: str, *, modality: str | None,
+               wanted: dict, mode: str, narrow: dict | None = None) -> dict | None:
+    """The rows of a board, best first, without their cells: what the board tools filter on
+    (issue 38). None when the board has no row; else {"board_id", "judge", "rows": [[
+    submission_id, rank (the board's; None for a row that does not compete), team name (as the
+    row shows it), method name, the day it was made (``YYYY-MM-DD``, UTC), is_baseline,
+    code_url]]}. No cells are decoded, and on PostgreSQL the day is formatted by the server.
+
+    ``narrow`` (the board tools' filters: ``q``, ``code``, ``from``, ``to``, ``baselines``):
+    only rows that may pass them are returned, a superset the caller filters exactly
+    (`boards.tools.keep`): the database keeps the rows with a code link, the days from the day
+    before ``from`` to the day after ``to``, no baselines when asked, and, on PostgreSQL for an
+    ASCII ``q``, the names that contain it in lower case or that are not all ASCII (whose
+    Unicode case folding only Python does) or a team-less row's; the ranks are still the whole
+    board's (a running count over it, in the database)."""
+    _shown, _pick, _slices_, _skey, sb = _resolve(session, info, task, split, modality, wanted)
+    if sb is None:
+        return None
+    key = Standing.rep_key if mode == "team" else Standing.all_key
+    pg = session.get_bind().dialect.name == "postgresql"
+    made = (func.to_char(func.timezone("UTC", Submission.created_at), "YYYY-MM-DD") if pg
+            else Submission.created_at)
+    ranked = func.sum(case((Standing.competes.is_(True), 1), else_=0)).over(
+        order_by=key, rows=(None, 0))
+    inner = (select(Standing.competes, Standing.submission_id, key.label("k"),
+                    ranked.label("ranked"), Team.name.label("team_name"),
+                    Submission.method_name, made.label("made"),
+                    Submission.created_at.label("created"), Submission.is_baseline,
+                    Submission.baseline_kind, Submission.code_url)
+             .join(Submission, Standing.submission_id == Submission.id)
+             .outerjoin(Team, Submission.team_id == Team.id)
+             .where(Standing.board_id == sb.id, key.is_not(None))).subquery()
+    c = inner.c
+    q = select(c.competes, c.submission_id, c.ranked, c.team_name, c.method_name, c.made,
+               c.is_baseline, c.baseline_kind, c.code_url).where(*_narrowing(c, narrow, pg))
+    rows = []
+    for r in session.execute(q.order_by(c.k)):
+        rows.append([r.submission_id, r.ranked if r.competes else None, _row_name(r),
+                     r.method_name, r.made if pg else r.made.isoformat()[:10], r.is_baseline,
+                     r.code_url or ""])
+    return {"board_id": sb.id, "judge": sb.judge, "rows": rows}
+
+
+def _narrowing(c, narrow: dict | None, pg: bool) -> list:
+    """The database side of ``light_rows``' ``narrow``: conditions that keep every row the
+    board tools would keep (see there)."""
+    if not narrow:
+        return []
+    out = []
+    if not narrow.get("baselines", True):
+        out.append(c.is_baseline.is_(False))
+    if narrow.get("code"):
+        out.append(func.coalesce(c.code_url, "") != "")
+    if narrow.get("from"):
+        start = datetime.combine(narrow["from"], time.min, timezone.utc) - timedelta(days=1)
+        out.append(c.created >= start)
+    if narrow.get("to"):
+        end = datetime.combine(narrow["to"], time.min, timezone.utc) + timedelta(days=2)
+        out.append(c.created < end)
+    q = narrow.get("q") or ""
+    if pg and q and q.isascii():
+        pattern = "%" + re.sub(r"([\\%_])", r"\\\1", q.lower()) + "%"
+        out.append(or_(c.team_name.is_(None),
+                       func.lower(c.team_name).like(pattern, escape="\\"),
+                       func.lower(c.method_name).like(pattern, escape="\\"),
+                       c.team_name.op("~")("[^[:ascii:]]"),
+                       c.method_name.op("~")("[^[:ascii:]]")))
+    return out
+
+
+def rows_by_id(session: Session, board_id: int, mode: str, columns, judge: str | None,
+               ranks: dict[int, int | None]) -> dict[int, dict]:
+    """{submission id: its full row (as a board page has it)} of the submissions in ``ranks``
+    ({id: the board's rank}) on board ``board_id``."""
+    key = Standing.rep_key if mode == "team" else Standing.all_key
+    out: dict[int, dict] = {}
+    ids = list(ranks)
+    for i in range(0, len(ids), 500):
+        for r in session.execute(_rows_query(key).where(
+                Standing.board_id == board_id, Standing.submission_id.in_(ids[i:i + 500]))):
+            out[r.submission_id] = _row_dict(r, columns, judge, ranks[r.submission_id])
+    return out
+
+
+def cells_by_id(session: Session, board_id: int, ids: list[int],
+                judge: str | None) -> dict[int, dict]:
+    """{submission id: its shown cells (`ledger.shown_cells`)} on board ``board_id``."""
+    out: dict[int, dict] = {}
+    for i in range(0, len(ids), 500):
+        for sid, cells in session.execute(select(Standing.submission_id, Standing.cells_json)
+                                          .where(Standing.board_id == board_id,
+                                                 Standing.submission_id.in_(ids[i:i + 500]))):
+            out[sid] = shown_cells(cells, judge)
+    return out

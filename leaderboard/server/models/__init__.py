@@ -2,9 +2,9 @@
 
 `base` holds the declarative Base (with the constraint naming convention), time helpers and the
 core entities (teams, users, tokens, benchmarks, label sets, submissions, scores, quotas, curves);
-`access`, `judges`, `containers`, `challenges`, `notices`, `mail`, `sessions`, `idempotency`,
-`identity` (persons, second factor, invitations), `releases` (re-run campaigns) and
-`transparency` add their areas. Importing this
+`access`, `judges`, `containers`, `challenges`, `methods`, `notices`, `mail`, `sessions`,
+`idempotency`, `identity` (persons, second factor, invitations), `releases` (re-run campaigns)
+and `transparency` add their areas. Importing this
 package registers every table on ``Base.metadata`` (Alembic and ``create_all`` rely on that).
 Submodules import from `.base` only, never from this package, so there is no import cycle.
 """
@@ -16,6 +16,7 @@ from leaderboard.server.models import (  # noqa: F401  (register tables)
     identity,
     judges,
     mail,
+    methods,
     notices,
     releases,
     robustness,

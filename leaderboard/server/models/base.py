@@ -75,6 +75,8 @@ class Team(Base):
     __tablename__ = "team"
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(80), unique=True)
+    #: where the team works, as its members state it (shown on its method pages; issue 38)
+    affiliation: Mapped[str] = mapped_column(String(300), default="", server_default="")
     invite_code: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
@@ -224,7 +226,9 @@ class Submission(Base):
                       Index("ix_submission_created_at", "created_at"),
                       Index("ix_submission_status_created", "status", "created_at"),
                       Index("uq_submission_rerun_of_id", "rerun_of_id", "benchmark_id", "split",
-                            unique=True))
+                            unique=True),
+                      # a method's submissions (issue 38: `models.methods`)
+                      Index("ix_submission_team_method", "team_id", "method_name"))
     id: Mapped[int] = mapped_column(primary_key=True)
     benchmark_id: Mapped[int] = mapped_column(ForeignKey("benchmark.id"), index=True)
     split: Mapped[str] = mapped_column(String(64))

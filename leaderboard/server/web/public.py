@@ -22,12 +22,13 @@ from flask import (
 )
 from flask_login import current_user
 from markupsafe import Markup
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from leaderboard.judges.quality import load_summary
-from leaderboard.server.access.visibility import may_analyse
+from leaderboard.server.access.visibility import may_analyse, sees_team_private
 from leaderboard.server.boards import generators as gen_view
 from leaderboard.server.boards import history as board_history
+from leaderboard.server.boards import methods as method_boards
 from leaderboard.server.boards import reports
 from leaderboard.server.boards.generators_plot import matrix_svg
 from leaderboard.server.boards.history_plot import history_svg
@@ -37,6 +38,7 @@ from leaderboard.server.boards.plots import format_value
 from leaderboard.server.db import get_session
 from leaderboard.server.models import Benchmark, Submission, Team, User
 from leaderboard.server.services import activity
+from leaderboard.server.services import methods as method_service
 from leaderboard.server.web.admin_base import agreement_holders_for
 from leaderboard.server.web.participate import participation
 from leaderboard.server.web.requests import (
@@ -426,6 +428,8 @@ def submission(submission_id: int):
                            placement=_placement(sub), history=_history_ranks(sub),
                            robustness=submission_section(get_session(), sub),
                            across=submission_across(sub),
+                           method_slug=method_service.slug_of(get_session(), sub.team_id,
+                                                              sub.method_name),
                            analysis_url=(url_for("analysis.submission_errors",
                                                  submission_id=sub.id)
                                          if may_analyse(current_user, sub) else None))
@@ -484,6 +488,9 @@ def submission_records(submission_id: int):
 
 @bp.route("/teams/<int:team_id>")
 def team_page(team_id: int):
+    """A team: its members, its affiliation and its methods, each with its best results on
+    the boards (issue 38: methods, not raw submissions); private methods (no submission on a
+    board) only for the team's members and admins."""
     session = get_session()
     team = session.get(Team, team_id)
     if team is None:
@@ -491,16 +498,13 @@ def team_page(team_id: int):
     members = session.scalars(select(User.display_name).where(User.team_id == team_id)
                               .order_by(User.display_name)).all()
     page, per_page = page_args()
-    visible = (Submission.team_id == team_id, Submission.is_public.is_(True),
-               Submission.hidden.is_(False), Submission.status == "scored")
-    total = session.scalar(select(func.count()).select_from(Submission).where(*visible))
-    subs = session.execute(
-        select(Submission, Benchmark.key, Benchmark.title)
-        .join(Benchmark, Submission.benchmark_id == Benchmark.id)
-        .where(*visible)
-        .order_by(Submission.created_at.desc(), Submission.id.desc())
-        .offset((page - 1) * per_page).limit(per_page)).all()
-    return render_template("public/team.html", team=team, members=members, submissions=subs,
+    listed = method_service.team_methods(
+        session, team_id, everything=sees_team_private(current_user, team_id))
+    total = len(listed)
+    rows = [{"method": m, "best": method_boards.best_results(method_boards.method_results(
+                session, team_id=team_id, name=m.name, per_page=PER_PAGE))}
+            for m in listed[(page - 1) * per_page:page * per_page]]
+    return render_template("public/team.html", team=team, members=members, methods=rows,
                            endpoint="public.team_page",
                            pager_args={"team_id": team_id, "per_page": per_page}, page=page,
                            pages=max(1, -(-total // per_page)), total=total)

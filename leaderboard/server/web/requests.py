@@ -11,12 +11,16 @@ from flask import abort, current_app, g, request, url_for
 from flask_login import current_user
 
 from leaderboard.server.access import visibility
+from leaderboard.server.access.methods import may_edit_method
+from leaderboard.server.boards import methods as method_boards
+from leaderboard.server.boards import tooled
 from leaderboard.server.boards import tools as board_tools
 from leaderboard.server.boards import service as _boards
 from leaderboard.server.db import get_session
 from leaderboard.server.errors import ServiceError
-from leaderboard.server.models import Submission
+from leaderboard.server.models import Submission, Team
 from leaderboard.server.services import downloads
+from leaderboard.server.services import methods as method_service
 from leaderboard.server.services import error_analysis as analysis_service
 from leaderboard.server.services.tokens import user_for_token
 from leaderboard.server.web.inputs import int_param
@@ -81,12 +85,18 @@ def tools_args() -> board_tools.Tools:
 def tooled_board(args: dict, tools: board_tools.Tools, page: int, per_page: int | None,
                  cursor: str | None = None) -> dict:
     """One page of a board after its tools: the plain (cached, keyset) page when the tools
-    change nothing; else the board's every-row read (cached with the board) filtered and
-    sorted here, the rows keeping the board's ranks and rank intervals."""
+    change nothing; else the board's light rows filtered and the kept rows read
+    (`boards.tooled`), or, for a re-sort of most of a large board, the board's every-row read
+    (cached with the board) filtered and sorted here; the rows keep the board's ranks and rank
+    intervals either way."""
     b = _boards.board(lazy_session, **args, page=page, per_page=per_page, cursor=cursor)
     board_tools.check(tools, b)  # a 400 for a sort that is no column of this board
     if not tools.active(b):
         return b  # no filter, the board's own order: the plain page
+    out = tooled.tooled_page(lazy_session, plain=b, args=args, tools=tools, page=page,
+                             per_page=per_page)
+    if out is not None:
+        return out
     every = _boards.board(lazy_session, **args, page=1, per_page=None)
     return board_tools.page_of_tools(tools, every, page, per_page)
 
@@ -152,3 +162,40 @@ def error_analysis_for(user, submission_id: int, *, external: bool = False):
         return url_for("access.download", token=token, _external=external)
 
     return sub, analysis_service.apply_grants(result, grants, media_url=media_url)
+
+
+def method_view_for(user, team_id: int, slug: str, *, external: bool = False) -> dict:
+    """A method's page as ``user`` may see it (issue 38), for the page and the API alike, so
+    their numbers are one: {"method" (the card, `services.methods.card`), "results" (the
+    boards' rows, `boards.methods.method_results`, each with ``board_url`` and
+    ``history_url``), "submissions" (`services.methods.method_submissions`), "editable"}.
+    404 when there is no such method or ``user`` may not see it
+    (`access.visibility.can_see_method`)."""
+    session = get_session()
+    team = session.get(Team, team_id)
+    if team is None:
+        abort(404, description=f"no team {team_id}")
+    method = method_service.get_method(session, team_id, slug)
+    if not visibility.can_see_method(user, team_id,
+                                     on_boards=method_service.on_boards(session, method)):
+        abort(404, description=f"team {team_id} has no method {slug[:80]!r}")
+    # copies: the cached results are shared with other requests
+    results = [dict(r) for r in method_boards.method_results(
+        session, team_id=team_id, name=method.name, per_page=PER_PAGE)]
+    for r in results:
+        args = {"key": r["benchmark"], "task": r["task"]["key"], "split": r["split"]}
+        r["board_url"] = url_for("public.board_page", **args,
+                                 mode=None if r["mode"] == "team" else r["mode"],
+                                 page=r["page"] if r["page"] > 1 else None, _external=external)
+        r["history_url"] = url_for("public.history_page", **args, _external=external)
+        r["submission_url"] = url_for("public.submission", submission_id=r["submission_id"],
+                                      _external=external)
+    everything = visibility.sees_team_private(user, team_id)
+    subs = method_service.method_submissions(session, method, everything=everything)
+    for s in subs:
+        s["url"] = url_for("public.submission", submission_id=s["id"], _external=external)
+        s["receipt_url"] = (url_for("api.submission_receipt", submission_id=s["id"],
+                                    _external=external) if s["receipt"] else None)
+    return {"method": method_service.card(method, team), "results": results,
+            "submissions": subs,
+            "editable": may_edit_method(user, team_id)}

@@ -96,6 +96,8 @@ class World:
     users: dict[str, int] = field(default_factory=dict)
     requests: dict[str, int] = field(default_factory=dict)
     private_submission: int | None = None
+    #: Team A (it owns the private submission, whose method is "secret method")
+    team_a: int | None = None
     clients: dict = field(default_factory=dict)
 
     def client(self, persona: str):
@@ -148,6 +150,7 @@ def world(app, imported) -> World:
         s.add(sub)
         s.flush()
         w.private_submission = sub.id
+        w.team_a = team_a.id
         w.users = {p: u.id for p, u in made.items()}
     return w
 

@@ -44,6 +44,16 @@ def _endpoints(w):
         ("GET", f"/submissions/{sid}", None,
          lambda p: 200 if p in ("approved", "admin") else 404),
         ("GET", "/submissions/mine", None, lambda p: 302 if p == "anonymous" else 200),
+        # a method with private submissions only (issue 38): its team and admins see it; only
+        # its team edits it
+        ("GET", f"/teams/{w.team_a}/methods/secret-method", None,
+         lambda p: 200 if p in ("approved", "admin") else 404),
+        ("GET", f"/api/v1/teams/{w.team_a}/methods/secret-method", None,
+         lambda p: 200 if p in ("approved", "admin") else 404),
+        ("GET", f"/teams/{w.team_a}/methods/secret-method/edit", None,
+         lambda p: {"anonymous": 302, "approved": 200, "admin": 403}.get(p, 404)),
+        ("POST", f"/teams/{w.team_a}/methods/secret-method/edit", {"licence": "MIT"},
+         lambda p: {"anonymous": 302, "approved": 303, "admin": 403}.get(p, 404)),
         # a form with bad fields comes back (400) with the input kept (issue 12)
         ("POST", f"/data/{key}/sign", {"full_name": "x"},
          lambda p: 302 if p == "anonymous" else 400),

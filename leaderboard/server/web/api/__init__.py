@@ -14,6 +14,7 @@ from leaderboard.server.web.api import (  # noqa: F401  (attach their routes to 
     challenges,
     compare,
     decay,
+    methods,
     notices,
     robustness,
     submissions,

@@ -190,6 +190,23 @@ OPERATIONS: dict[tuple[str, str], dict] = {
                                                   "another team"),
                       "409": _json(_ref("Error"), "Not scored yet"),
                       "410": _json(_ref("Error"), "The predictions file is no longer stored")}},
+    ("api.method_json", "GET"): {
+        "summary": "A method (a team's named detector): its card, its results on every board "
+                   "where it has a row (rank, rank interval, value, CI and n as the boards show "
+                   "them) and its submissions (issue 38)", "tags": ["methods"],
+        "security": [{"bearerAuth": []}, {}],
+        "responses": {"200": _json({"type": "object"}),
+                      "404": _json(_ref("Error"), "No such method, or one with no submission "
+                                                  "on a board and the caller not its team's")}},
+    ("api.method_update", "PATCH"): {
+        "summary": "Change a method's card (description, links, model-card fields, the team's "
+                   "affiliation); the team's members only", "tags": ["methods"],
+        "security": [{"bearerAuth": []}],
+        "responses": {"200": _json({"type": "object"}), **_AUTH_ERRORS,
+                      "400": _json(_ref("Error"), "A field is too long, or a link is not "
+                                                  "http(s)"),
+                      "403": _json(_ref("Error"), "Not a member of the method's team"),
+                      "404": _json(_ref("Error"), "No such method")}},
     ("api.get_submission", "GET"): {
         "summary": "A submission's status (failure details for its team)",
         "tags": ["submissions"], "security": [{"bearerAuth": []}, {}],
