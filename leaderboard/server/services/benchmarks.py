@@ -170,4 +170,6 @@ def get_benchmark(session: Session, key: str) -> Benchmark:
 
 
 def list_benchmarks(session: Session) -> list[Benchmark]:
-    return list(session.scalars(select(Benchmark).order_by(Benchmark.key)))
+    """What a list offers (the submit menu, the data-access index): one entry per benchmark,
+    its latest release (`releases.latest_releases`), by name."""
+    return releases.latest_releases(session)
