@@ -118,6 +118,41 @@ def test_family_shows_latest_and_v1_is_unchanged(client, two_releases):
     assert "latest release only" in mb["rule"]
 
 
+def test_ledger_equals_rebuild_with_two_releases(client, runner, two_releases):
+    """The modality and task boards kept by the scoring hook equal a rebuild from the score
+    rows once a second release exists (its columns replace the first's)."""
+    urls = ["/api/v1/modalities/image/detection?split=test",
+            "/api/v1/modalities/image/detection?split=dev", V1, V1 + "?mode=all", FAMILY]
+    kept = {u: client.get(u).get_data() for u in urls}
+    res = runner.invoke(server, ["rebuild-standings"])
+    assert res.exit_code == 0, res.output
+    for u in urls:
+        a, b = json.loads(client.get(u).get_data()), json.loads(kept[u])
+        for k in set(a) | set(b):
+            assert a.get(k) == b.get(k), (u, k, a.get(k), b.get(k))
+
+
+def test_keys_resolve_like_the_service(app, session, two_releases):
+    """The boards' cached lookup answers what `services.releases.resolve` answers, and keys
+    the server wrote itself (links, rows) are read exactly (`get_release`)."""
+    from leaderboard.server.boards import releases as board_releases
+    from leaderboard.server.errors import NotFound
+    from leaderboard.server.services import benchmarks, releases
+
+    with app.app_context():
+        for key in ("syncred", "syncred-v1", "syncred-v2", "syncred-v3", "nope", "syncred-v0"):
+            want = releases.resolve(session, key)
+            if want is None:
+                with pytest.raises(NotFound):
+                    board_releases.resolve_key(session, key)
+            else:
+                assert board_releases.resolve_key(session, key) == want.key, key
+        assert board_releases.url_key(session, "syncred") == "syncred-v1"
+        assert board_releases.url_key(session, "syncred-v2") == "syncred-v2"
+        assert benchmarks.get_release(session, "syncred").release == 1
+        assert benchmarks.get_benchmark(session, "syncred").release == 2
+
+
 def test_receipts_name_the_release_and_verify(app, client, auth, live_server, two_releases,
                                               tmp_path):
     from leaderboard.core.baselines import write_baseline
