@@ -3,8 +3,9 @@
 A modality board is one modality x one board kind (detection, localization, question answering,
 explanation: `leaderboard.server.boards.normalise`) x one split. It has one column per task of
 that kind that covers the modality (every benchmark's latest release, in key order:
-`RELEASES`): the task's board on that split, the part that board shows (dev: all; test: public until revealed), the modality's slice
-(or the overall board of a one-modality task), its headline metric. A team's cell in a column is
+`RELEASES`): the task's board on that split, the part that board shows (dev: all; test: public
+until revealed), the modality's slice (or the overall board of a one-modality task), its
+headline metric. A team's cell in a column is
 the headline of its row on that board (the row that represents it there).
 
 **The rule** (`RULE`, written under every board). Each headline is normalised per task: chance

@@ -51,6 +51,6 @@ from leaderboard.server.boards.releases import (
 __all__ = ["CROSS", "KIND_TITLES", "MAX_PER_PAGE", "MODALITY_ORDER", "MODES", "_info_of",
            "all_boards", "benchmark_info", "board", "board_rows", "board_split", "compute_board",
            "compute_board_full", "default_split", "family_releases", "get_cache",
-           "invalidate_boards", "list_benchmark_infos", "modalities", "modality_board", "modality_index",
-           "modality_rows", "parse_slice_key", "picker", "placement", "release_of", "resolve_key",
+           "invalidate_boards", "list_benchmark_infos", "modalities", "modality_board",
+           "modality_index", "modality_rows", "parse_slice_key", "picker", "placement", "release_of", "resolve_key",
            "task_of", "url_key"]
