@@ -5,8 +5,8 @@ explanation: `leaderboard.server.boards.normalise`) x one split. It has one colu
 that kind that covers the modality (every benchmark's latest release, in key order:
 `RELEASES`): the task's board on that split, the part that board shows (dev: all; test: public
 until revealed), the modality's slice (or the overall board of a one-modality task), its
-headline metric. A team's cell in a column is
-the headline of its row on that board (the row that represents it there).
+headline metric. A team's cell in a column is the headline of its row on that board (the row
+that represents it there).
 
 **The rule** (`RULE`, written under every board). Each headline is normalised per task: chance
 0, perfect 1 (`normalise.normalise`; each column states its chance level). A row's score is the
