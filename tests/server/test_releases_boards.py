@@ -179,6 +179,11 @@ def test_receipts_name_the_release_and_verify(app, client, auth, live_server, tw
     records = client.get(f"/submissions/{sid}/records.json").json["submission"]
     assert (records["benchmark"], records["family"], records["release"]) == (
         "syncred-v2", "syncred", 2)
+    # the submit form's menu: one entry per family, the family's name selects its latest
+    auth.login(email="u0@example.org")
+    form = _text(client.get("/submit?benchmark=syncred"))
+    options = re.findall(r'<option value="(syncred[^"]*)"[^>]*?( selected)?>', form)
+    assert options == [("syncred-v2", " selected")], options
 
 
 def test_a_changing_release_is_refused_clearly(app, client, auth, runner, two_releases,
