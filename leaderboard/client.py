@@ -246,12 +246,15 @@ def submit(server: str, token: str, *, benchmark: str, split: str, path: Path,
            public: bool = True, progress: bool = True, session: requests.Session | None = None,
            kind: str = "predictions", idempotency_key: str | None = None,
            retry: RetryPolicy | None = None, on_retry: Callable[[RetryEvent], None] | None = None,
-           sleep: Callable[[float], None] = time.sleep, challenge: str = "") -> dict:
+           sleep: Callable[[float], None] = time.sleep, challenge: str = "",
+           allow_rerun: bool = True) -> dict:
     """Upload ``path`` (a predictions file, or with ``kind="container"`` a ``docker save``
     tarball); returns the 202 status document, with ``"replayed": True`` when the server
     already had this upload (same idempotency key). Transient failures are retried per
     ``retry`` (`RetryPolicy`; ``RetryPolicy(tries=1)`` never retries), each reported to
-    ``on_retry``. ``challenge`` (a key) makes it a submission to that challenge. The target
+    ``on_retry``. ``challenge`` (a key) makes it a submission to that challenge.
+    ``allow_rerun`` (images only, default on): the platform may re-run the image on the
+    benchmark's later releases, without counting toward the quota. The target
     also travels in the query string, so the server refuses a wrong one before reading the
     body. Raises ClientError on refusal, and the last connection error if the server never
     answered."""
@@ -266,6 +269,8 @@ def submit(server: str, token: str, *, benchmark: str, split: str, path: Path,
     target = {"benchmark": benchmark, "split": split, "kind": kind}
     if challenge:
         fields["challenge"] = target["challenge"] = challenge
+    if kind == "container":
+        fields["allow_rerun"] = "1" if allow_rerun else "0"
     size = path.stat().st_size
     with tqdm(total=size, unit="B", unit_scale=True, desc="upload", disable=not progress,
               file=sys.stderr) as bar:
@@ -379,6 +384,9 @@ Exit codes: 0 scored, 1 failed, 2 refused (token, quota, benchmark), 3 server un
 @click.option("--paper-url", default="")
 @click.option("--code-url", default="")
 @click.option("--private", is_flag=True, help="Keep it off the public board.")
+@click.option("--no-rerun", is_flag=True,
+              help="With --image: do not let the platform re-run this image on the benchmark's "
+                   "later releases (by default it does, at no cost to your quota).")
 @click.option("--server", envvar="LB_SERVER", default="http://127.0.0.1:5000", show_default=True,
               show_envvar=True, help="Server base URL (or $LB_SERVER).")
 @click.option("--token", envvar="LB_TOKEN", required=True, show_envvar=True,
@@ -395,7 +403,7 @@ def submit_cmd(file: Path | None, image: Path | None, benchmark: str, split: str
                method_name: str | None,
                description: str, paper_url: str, code_url: str, private: bool, server: str,
                token: str, no_wait: bool, quiet: bool, retries: int,
-               idempotency_key: str | None, challenge: str) -> None:
+               idempotency_key: str | None, challenge: str, no_rerun: bool) -> None:
     """Upload a predictions FILE (or a detector --image) and wait for its score."""
     if (file is None) == (image is None):
         click.echo("error: give either a predictions FILE or --image TARBALL", err=True)
@@ -419,7 +427,7 @@ def submit_cmd(file: Path | None, image: Path | None, benchmark: str, split: str
         doc = submit(server, token, benchmark=benchmark, split=split, path=file, kind=kind,
                      challenge=challenge, method_name=method_name, description=description,
                      paper_url=paper_url, code_url=code_url, public=not private,
-                     progress=not quiet, idempotency_key=key,
+                     progress=not quiet, idempotency_key=key, allow_rerun=not no_rerun,
                      retry=RetryPolicy(tries=retries + 1), on_retry=say_retry)
         if doc.get("replayed"):
             click.echo(f"the server already had this upload (same file and target): "

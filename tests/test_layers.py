@@ -139,7 +139,8 @@ RULES = [
 WEB_PAGES = [S + "web." + m for m in (
     "public", "robustness", "submit", "compare", "challenges", "team", "access", "account", "auth",
     "participate", "admin", "admin_base", "admin_builds", "admin_challenges", "admin_judges",
-    "admin_identity", "admin_outbox", "mail", "two_factor", "ops", "analysis")]
+    "admin_identity", "admin_outbox", "admin_reruns", "mail", "two_factor", "ops", "analysis",
+    "decay")]
 WEB_SHARED = [S + "web." + m for m in ("requests", "intake", "inputs", "uploads", "errors",
                                        "extensions", "hardening")]
 RULES += [(page, [S + "web.api"]) for page in WEB_PAGES]

@@ -85,9 +85,11 @@ def import_pack_cmd(pack_dir: Path, no_media: bool) -> None:
     A pack with ``release: N`` is release N of its benchmark (issue 37): the output says
     whether a release was created or an existing one refreshed. A release that drops or
     changes an item of the release before it is refused (exit 2, naming the split, item and
-    field) and nothing changes."""
+    field) and nothing changes. A new release (N >= 2) starts its re-run campaign: the
+    family's container submissions whose teams allow it are queued on the ``rerun`` queue."""
     from leaderboard.server.boards.cache import invalidate_boards
     from leaderboard.server.db import get_db
+    from leaderboard.server.jobs.reruns import after_import
     from leaderboard.server.services.release_import import import_release
 
     with _app_context() as app:
@@ -96,12 +98,14 @@ def import_pack_cmd(pack_dir: Path, no_media: bool) -> None:
                 done = import_release(session, pack_dir, data_dir=app.config["DATA_DIR"],
                                       label_keys=app.config["LABEL_KEYS"],
                                       check_media=not no_media)
-                key, version = done.bench.key, done.bench.version
+                key, version, bench_id = done.bench.key, done.bench.version, done.bench.id
                 message, everything = done.message, done.invalidate_all
         except LeaderboardError as exc:
             _fail(str(exc))
         invalidate_boards(None if everything else key)
-    click.echo(f"imported {key} version {version}: {message}")
+        queued = after_import(bench_id)  # after the commit: the campaign plans on the stored release
+    click.echo(f"imported {key} version {version}: {message}"
+               + (f"; {len(queued)} re-run(s) queued" if queued else ""))
 
 
 @server.command("create-admin")
@@ -126,7 +130,9 @@ def create_admin(email: str, display_name: str, password: str) -> None:
 
 @server.command("worker")
 @click.option("--queues", default="scoring,mail", show_default=True,
-              help="Comma-separated queue names, in priority order.")
+              help="Comma-separated queue names, in priority order. A list with ``gpu`` gets "
+                   "``rerun`` (re-runs on a new release, issue 37) appended last unless it "
+                   "names it.")
 @click.option("--burst", is_flag=True, help="Exit when the queues are empty.")
 @click.option("--fork", is_flag=True,
               help="Fork a work-horse per job (RQ's default) instead of running jobs in this "
@@ -138,7 +144,7 @@ def worker(queues: str, burst: bool, fork: bool, simple: bool) -> None:
     and reconnects, and by default runs jobs in its own warm process
     (`leaderboard.server.jobs.worker`)."""
     from leaderboard.server.db import get_db
-    from leaderboard.server.jobs.queue import redis_connection
+    from leaderboard.server.jobs.queue import GPU_QUEUE, RERUN_QUEUE, redis_connection
     from leaderboard.server.jobs.worker import lower_priority, run_worker
 
     if not logging.getLogger().handlers:
@@ -154,6 +160,8 @@ def worker(queues: str, burst: bool, fork: bool, simple: bool) -> None:
         # A forked work-horse must not reuse the parent's pooled connections.
         os.register_at_fork(after_in_child=lambda: engine.dispose(close=False))
         names = [n.strip() for n in queues.split(",") if n.strip()]
+        if GPU_QUEUE in names and RERUN_QUEUE not in names:
+            names.append(RERUN_QUEUE)  # re-runs only when no new submission waits
         # Import the job code once in the parent, so each forked work-horse starts warm.
         import leaderboard.core.benchmarks  # noqa: F401
         import leaderboard.core.scoring  # noqa: F401

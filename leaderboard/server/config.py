@@ -35,6 +35,9 @@ overrides to `load_config`; nothing here runs at import time.
 ``MAX_IMAGE_MB``       largest accepted detector image tarball (default 20480)
 ``CONTAINER_MARGIN_S`` RQ timeout of a container job = HARNESS_WALL_S + this (default 600)
 ``CONTAINER_MAX_ATTEMPTS`` runs of a container submission before it fails (default 2)
+``RERUN_WINDOW``       re-runs of a release's campaign waiting or running at once (default 4;
+                       issue 37): the rest wait in the plan, so a pause or a budget takes
+                       effect within this many runs
 ``GPU_DEVICE``         GPU index container runs use when the benchmark asks for one (unset: none)
 ``HARNESS_*``          container limits (`harness.Limits.from_mapping`, e.g. HARNESS_WALL_S)
 ``LOGIN_RATE_LIMIT``   Flask-Limiter rule for POST /login (default "10 per minute")
@@ -106,7 +109,7 @@ _INTS = {"DAILY_QUOTA": 5, "MAX_UPLOAD_MB": 200, "SCORING_TIMEOUT_S": 600,
          "QUEUE_DEADLINE_S": 3600, "MAX_ATTEMPTS": 3, "JOB_RESULT_TTL_S": 3600,
          "JOB_FAILURE_TTL_S": 7 * 86400, "LABEL_CACHE_SIZE": 8, "RECOVERY_GRACE_S": 10,
          "MAX_IMAGE_MB": 20480, "CONTAINER_MARGIN_S": 600, "CONTAINER_MAX_ATTEMPTS": 2,
-         "WORKER_NICE": 10}
+         "WORKER_NICE": 10, "RERUN_WINDOW": 4}
 
 
 def _persisted_secret(name: str, make) -> str:

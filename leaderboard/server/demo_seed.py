@@ -23,6 +23,15 @@ The demo's baselines are dated as if made in the past (`DEMO_MADE_AT`, per kind)
 made "now" would have seen every generator of the packs' ``generators:`` tables (real public
 dates, 2022-2025), so the seen/unseen split (issue 37) would be empty. The dates are the demo's
 choice, stated here and in docs/releases.md; a team's submission is always dated when made.
+
+Two releases (issue 37): for the benchmarks of `leaderboard.demo.two_releases.LATER` (UniAIDet)
+the generated pack is published as two releases, release 1 without the generator that became
+public last and release 2 adding it (derived again only when the generated pack changed, stamped
+like the import). Each release gets its baselines; a release 2 baseline is the same built-in
+detector run on release 2's items, recorded as the re-run of the release 1 baseline of its split
+and kind (``rerun_of_id``). The releases' dates (`DEMO_RELEASED_AT`) are the demo's choice like
+`DEMO_MADE_AT`: release 1 after its newest generator, release 2 after the one it adds; a release 2
+baseline is dated when release 2 came out.
 """
 from __future__ import annotations
 
@@ -41,11 +50,12 @@ import leaderboard
 from leaderboard.core.baselines import write_baseline
 from leaderboard.core.packs import load_pack
 from leaderboard.demo import BENCHMARKS, generate
+from leaderboard.demo.two_releases import LATER, derive
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_db
 from leaderboard.server.jobs.scoring import enqueue_scoring
 from leaderboard.server.models import Benchmark, LabelSet, Submission
-from leaderboard.server.services import benchmarks, submissions
+from leaderboard.server.services import benchmarks, releases, submissions
 
 #: the stamp in the server's copy of a pack: the digest of the demo pack it was imported from
 IMPORT_STAMP = ".demo-digest"
@@ -110,6 +120,12 @@ def _cached_pack(out: Path, key: str, *, scale: str, seed: int, echo) -> Path:
 #: has seen all but SD3.5 and Qwen-Image
 DEMO_MADE_AT = {"random": datetime(2023, 9, 1, tzinfo=timezone.utc),
                 "all-fake": datetime(2024, 9, 1, tzinfo=timezone.utc)}
+#: the publication date of each demo release (module docstring): release 1 after SD-3.5-Medium
+#: (2024-10-29), its newest generator; release 2 after Qwen-Image (2025-08-04), the one it adds
+DEMO_RELEASED_AT = {1: datetime(2024, 11, 15, tzinfo=timezone.utc),
+                    2: datetime(2025, 9, 15, tzinfo=timezone.utc)}
+#: the stamp beside the derived releases: the digest of the generated pack they came from
+RELEASES_STAMP = ".from"
 
 
 def _imported(session, key: str, digest: str) -> bool:
@@ -123,13 +139,13 @@ def _imported(session, key: str, digest: str) -> bool:
     return set((bench.meta_json or {}).get("splits", [])) <= have
 
 
-def _current_baseline(session, key: str, split: str, kind: str) -> bool:
+def _current_baseline(session, key: str, split: str, kind: str) -> int | None:
+    """The id of the current (not failed, not hidden) baseline of that kind, else None."""
     return session.scalar(
         select(Submission.id).join(Benchmark, Submission.benchmark_id == Benchmark.id)
         .where(Benchmark.key == key, Submission.split == split, Submission.is_baseline,
                Submission.baseline_kind == kind, Submission.status != "failed",
-               Submission.hidden.is_(False)).limit(1)
-    ) is not None
+               Submission.hidden.is_(False)).order_by(Submission.id.desc()).limit(1))
 
 
 def _supersede_baselines(session, key: str) -> int:
@@ -156,45 +172,87 @@ def seed(app: Flask, *, seed: int = 0, only: tuple[str, ...] = (), kinds: str = 
         t0 = time.monotonic()
         echo(f"[{n}/{len(keys)}] {key}:", nl=False)
         path = _cached_pack(out, key, scale="small", seed=seed, echo=echo)
-        digest = pack_digest(path)
-        superseded = 0
-        with get_db(app).scope() as session:
-            skip = _imported(session, key, digest)
-        if skip:
-            echo(" import current;", nl=False)
+        if key in LATER:
+            paths = _release_packs(out, key, path, seed=seed, echo=echo)
         else:
-            t1 = time.monotonic()
-            echo(" importing ...", nl=False)
-            with get_db(app).scope() as session:
-                bench = benchmarks.import_pack(session, path, data_dir=data_dir,
-                                               label_keys=app.config["LABEL_KEYS"])
-                superseded = _supersede_baselines(session, key)
-                dest = Path(bench.pack_path)
-            (dest / IMPORT_STAMP).write_text(digest + "\n")  # after the commit: see docstring
-            invalidate_boards(key)
-            echo(f" {time.monotonic() - t1:.1f} s;", nl=False)
-        pack, ids = load_pack(path), []
-        for split in pack.splits:
-            for kind in kind_list:
-                with get_db(app).scope() as session:
-                    if _current_baseline(session, key, split, kind):
-                        continue
-                pred = data_dir / "demo-baselines" / key / f"{split}.{kind}.jsonl"
-                write_baseline(pack, split, kind, pred, seed=seed)
-                with get_db(app).scope() as session:
-                    sub = submissions.create_baseline(session, benchmark=key, split=split,
-                                                      kind=kind, source=pred, data_dir=data_dir)
-                    if kind in DEMO_MADE_AT:
-                        sub.created_at = DEMO_MADE_AT[kind]
-                    ids.append(sub.id)
-        if not ids:
-            echo(" baselines current", nl=False)
-        else:
-            t2 = time.monotonic()
-            echo(f" {'scoring' if inline else 'queueing'} {len(ids)} baselines ...", nl=False)
-            for sid in ids:
-                enqueue_scoring(sid)
-            echo(f" {time.monotonic() - t2:.1f} s", nl=False)
-        if superseded:
-            echo(f" ({superseded} earlier baselines hidden: superseded)", nl=False)
+            paths = [path]
+        for number, release_path in enumerate(paths, 1):
+            if len(paths) > 1:
+                echo(f" v{number}:", nl=False)
+            _seed_release(app, key, release_path, number if len(paths) > 1 else None,
+                          data_dir=data_dir, seed=seed, kinds=kind_list, inline=inline,
+                          echo=echo)
         echo(f" [{time.monotonic() - t0:.1f} s]")
+
+
+def _release_packs(out: Path, key: str, full: Path, *, seed: int, echo) -> list[Path]:
+    """The two release folders of ``key`` (`leaderboard.demo.two_releases`), derived from the
+    generated pack ``full`` only when it changed since they were (``RELEASES_STAMP``)."""
+    dest = out / "releases" / key
+    want = pack_digest(full)
+    stamp = dest / RELEASES_STAMP
+    if stamp.is_file() and stamp.read_text().strip() == want and \
+            all((dest / v / "benchmark.yaml").is_file() for v in ("v1", "v2")):
+        return [dest / "v1", dest / "v2"]
+    stamp.unlink(missing_ok=True)
+    paths = list(derive(full, dest, generator=LATER[key], seed=seed))
+    stamp.write_text(want + "\n")
+    echo(" releases derived;", nl=False)
+    return paths
+
+
+def _seed_release(app: Flask, family: str, path: Path, number: int | None, *, data_dir: Path,
+                  seed: int, kinds: list[str], inline: bool, echo) -> None:
+    """Import one pack (``number``: its release, None for a single-release benchmark) unless
+    current, and score its missing baselines; a release 2 baseline re-runs release 1's."""
+    key = family if number is None else releases.release_key(family, number)
+    # a name that means this release whatever the family's latest is (create_baseline resolves)
+    name = family if number is None else f"{family}-v{number}"
+    digest = pack_digest(path)
+    superseded = 0
+    with get_db(app).scope() as session:
+        skip = _imported(session, key, digest)
+    if skip:
+        echo(" import current;", nl=False)
+    else:
+        t1 = time.monotonic()
+        echo(" importing ...", nl=False)
+        with get_db(app).scope() as session:
+            bench = benchmarks.import_pack(session, path, data_dir=data_dir,
+                                           label_keys=app.config["LABEL_KEYS"])
+            if number is not None:
+                bench.released_at = DEMO_RELEASED_AT[number]
+            superseded = _supersede_baselines(session, key)
+            dest = Path(bench.pack_path)
+        (dest / IMPORT_STAMP).write_text(digest + "\n")  # after the commit: see docstring
+        invalidate_boards(key)
+        echo(f" {time.monotonic() - t1:.1f} s;", nl=False)
+    pack, ids = load_pack(path), []
+    for split in pack.splits:
+        for kind in kinds:
+            with get_db(app).scope() as session:
+                if _current_baseline(session, key, split, kind):
+                    continue
+            pred = data_dir / "demo-baselines" / key / f"{split}.{kind}.jsonl"
+            write_baseline(pack, split, kind, pred, seed=seed)
+            with get_db(app).scope() as session:
+                sub = submissions.create_baseline(session, benchmark=name, split=split,
+                                                  kind=kind, source=pred, data_dir=data_dir)
+                if number is not None and number > 1:
+                    # the same detector run on the later release: a re-run of the earlier one
+                    sub.rerun_of_id = _current_baseline(
+                        session, releases.release_key(family, number - 1), split, kind)
+                    sub.created_at = DEMO_RELEASED_AT[number]
+                elif kind in DEMO_MADE_AT:
+                    sub.created_at = DEMO_MADE_AT[kind]
+                ids.append(sub.id)
+    if not ids:
+        echo(" baselines current", nl=False)
+    else:
+        t2 = time.monotonic()
+        echo(f" {'scoring' if inline else 'queueing'} {len(ids)} baselines ...", nl=False)
+        for sid in ids:
+            enqueue_scoring(sid)
+        echo(f" {time.monotonic() - t2:.1f} s", nl=False)
+    if superseded:
+        echo(f" ({superseded} earlier baselines hidden: superseded)", nl=False)

@@ -3,8 +3,9 @@
 ``benchmark.family`` / ``release`` / ``released_at``: a row is one release of a family; every
 existing row becomes release 1 of its own family (``family = key``), so nothing it holds changes.
 ``submission.allow_rerun`` (default on) and ``rerun_of_id`` (the platform's re-run of another
-submission, at most one per original, release and split). ``rerun_campaign``: a release's budget,
-pause switch and progress.
+submission, at most one per original, release and split); ``image_path`` (the image tarball
+kept for re-runs). ``rerun_campaign``: a release's budget, pause switch, progress and the last
+planning pass's skips (``skips_json``).
 
 Revision ID: 0022
 Revises: 0021
@@ -41,6 +42,7 @@ def upgrade() -> None:
             'rerun_of_id', sa.Integer(),
             sa.ForeignKey('submission.id', name='fk_submission_rerun_of_id_submission',
                           ondelete='SET NULL'), nullable=True))
+        batch_op.add_column(sa.Column('image_path', sa.Text(), nullable=True))
     op.create_index('ix_submission_rerun_of_id', 'submission', ['rerun_of_id'], unique=False)
     op.create_index('uq_submission_rerun_of_id', 'submission',
                     ['rerun_of_id', 'benchmark_id', 'split'], unique=True)
@@ -55,6 +57,7 @@ def upgrade() -> None:
     sa.Column('created_by', sa.Integer(), nullable=True),
     sa.Column('finished_at', sa.DateTime(timezone=True), nullable=True),
     sa.Column('note', sa.Text(), server_default='', nullable=False),
+    sa.Column('skips_json', sa.JSON(), nullable=True),
     sa.ForeignKeyConstraint(['benchmark_id'], ['benchmark.id'], name=op.f('fk_rerun_campaign_benchmark_id_benchmark'), ondelete='CASCADE'),
     sa.ForeignKeyConstraint(['created_by'], ['user_account.id'], name=op.f('fk_rerun_campaign_created_by_user_account'), ondelete='SET NULL'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_rerun_campaign')),
@@ -68,6 +71,7 @@ def downgrade() -> None:
     op.drop_index('ix_submission_rerun_of_id', table_name='submission')
     with op.batch_alter_table('submission', schema=None) as batch_op:
         batch_op.drop_constraint('fk_submission_rerun_of_id_submission', type_='foreignkey')
+        batch_op.drop_column('image_path')
         batch_op.drop_column('rerun_of_id')
         batch_op.drop_column('allow_rerun')
     op.drop_index('uq_benchmark_family', table_name='benchmark')

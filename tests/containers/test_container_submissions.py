@@ -129,10 +129,12 @@ def test_worker_runs_images_scores_or_fails_them(app, client, auth, imported, se
                           .where(ContainerRun.submission_id == rev.id)) == 0  # never loaded
     assert not rev.counts_toward_quota  # refused before it ran: not counted
 
-    # clean-up: no container left, no image left, no tarball left
+    # clean-up: no container left, no image left, no tarball left but the one kept for
+    # re-runs on later releases (issue 37: the scored run's team allowed them, the default)
     assert _labelled(docker_client, app.config["DEPLOYMENT_ID"]) == []
     assert {i.id for i in docker_client.images.list()} <= before
-    assert not any((Path(app.config["DATA_DIR"]) / "images").iterdir())
+    assert [p.name for p in (Path(app.config["DATA_DIR"]) / "images").iterdir()] == \
+        [Path(ok.image_path).name]
 
 
 def test_revoked_while_queued_in_a_phase_is_refused_refunded_and_told(app, client, auth, imported,

@@ -111,3 +111,51 @@ def test_run_demo_makes_the_key_seeds_and_serves(tmp_path):
     assert "receipt signing key" not in second
     assert "pack cached" in second and "import current" in second, second
     assert "serving http://127.0.0.1:" in second
+
+
+def test_uniaidet_is_seeded_as_two_releases_with_rerun_baselines(runner, session, app):
+    """Issue 37, item 6: release 2 adds Qwen-Image (public after every baseline's made-at
+    date); each release 2 baseline is the same detector run on release 2's items, recorded as
+    the re-run of its release 1 baseline; the decay view has both releases; a second run
+    redoes nothing."""
+    from leaderboard.demo.two_releases import EXTRA
+    from leaderboard.server.boards.decay import decay_view
+    from leaderboard.server.demo_seed import DEMO_MADE_AT, DEMO_RELEASED_AT
+
+    res = runner.invoke(server, ["seed-demo", "--only", "uniaidet"])
+    assert res.exit_code == 0, res.output
+    assert "releases derived" in res.output and "v2: importing" in res.output, res.output
+    session.expire_all()
+    rows = session.scalars(select(Benchmark).order_by(Benchmark.release)).all()
+    assert [(b.key, b.family, b.release) for b in rows] == [
+        ("uniaidet", "uniaidet", 1), ("uniaidet-v2", "uniaidet", 2)]
+    v1, v2 = rows
+    assert [b.released_at.date() for b in rows] == [d.date() for d in DEMO_RELEASED_AT.values()]
+    gens = [{g["key"] for g in b.meta_json["generators"]} for b in rows]
+    assert gens[1] - gens[0] == {"Qwen-Image"}
+    later = next(g["date"] for g in v2.meta_json["generators"] if g["key"] == "Qwen-Image")
+    assert all(later > d.date().isoformat() for d in DEMO_MADE_AT.values())
+    subs = _subs(session)
+    assert len(subs) == 8 and all(s.status == "scored" and s.is_baseline for s in subs)
+    by = {(s.benchmark_id, s.split, s.baseline_kind): s for s in subs}
+    for (bid, split, kind), s in by.items():
+        if bid == v2.id:
+            assert s.rerun_of_id == by[(v1.id, split, kind)].id
+            assert s.file_sha256 != by[(v1.id, split, kind)].file_sha256  # run on v2's items
+        else:
+            assert s.rerun_of_id is None and s.created_at.date() == DEMO_MADE_AT[kind].date()
+    # release 2 = release 1 + 3 + EXTRA Qwen-Image images per domain (photo, art)
+    count = {b.key: sum(len(Path(b.pack_path, "splits", sp, "items.jsonl").read_text()
+                            .splitlines()) for sp in ("dev", "test")) for b in rows}
+    assert count["uniaidet-v2"] - count["uniaidet"] == 2 * (3 + EXTRA)
+    with app.app_context():
+        view = decay_view(session, benchmark_key="uniaidet", task="detection", split="test")
+    assert [r["release"] for r in view["releases"]] == [1, 2]
+    assert sorted(ln["method_name"] for ln in view["lines"]) == [
+        "Baseline: all-fake", "Baseline: random"]
+    assert all([p["release"] for p in ln["points"]] == [1, 2] for ln in view["lines"])
+
+    res = runner.invoke(server, ["seed-demo", "--only", "uniaidet"])
+    assert res.exit_code == 0, res.output
+    assert res.output.count("import current") == 2 and "releases derived" not in res.output
+    assert [s.id for s in _subs(session)] == [s.id for s in subs]

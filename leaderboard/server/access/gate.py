@@ -59,6 +59,18 @@ def latest_request(session: Session, user_id: int, benchmark_id: int) -> AccessR
         .order_by(AccessRequest.id.desc()).limit(1))
 
 
+def family_request(session: Session, user_id: int, benchmark: Benchmark) -> AccessRequest | None:
+    """The user's most recent access request for any release of ``benchmark``'s family (issue
+    37): one signature covers every release while the agreement text (its version) is the same,
+    and a revocation on any release ends it for all (`grant_state` still compares versions, so
+    a release with a new agreement text needs a new signature)."""
+    return session.scalar(
+        select(AccessRequest)
+        .join(Benchmark, AccessRequest.benchmark_id == Benchmark.id)
+        .where(AccessRequest.user_id == user_id, Benchmark.family == benchmark.family)
+        .order_by(AccessRequest.id.desc()).limit(1))
+
+
 def grant_state(req: AccessRequest | None, benchmark: Benchmark, *,
                 now: datetime | None = None) -> Decision:
     """Whether ``req`` is a live grant for the benchmark's current agreement version."""
@@ -88,7 +100,8 @@ def can_access(session: Session, user: User | None, benchmark: Benchmark, what: 
 
     ``what`` is one of `WHATS`. ``user`` may be None or Flask-Login's anonymous user. Admins may
     do everything except download test labels; everyone else needs an approved, unexpired
-    request for the benchmark's current agreement version, on an active account.
+    request for the benchmark's current agreement version (made on any release of its family:
+    `family_request`), on an active account.
     """
     if what not in WHATS:
         raise ValueError(f"what must be one of {WHATS}, got {what!r}")
@@ -108,4 +121,4 @@ def can_access(session: Session, user: User | None, benchmark: Benchmark, what: 
     if what == "test_submission" and is_scoring_only(benchmark):
         # nothing is hosted, so there is nothing here to sign: the authors' terms govern the data
         return Decision(True, "a scoring-only benchmark: its data come from the authors' release")
-    return grant_state(latest_request(session, user.id, benchmark.id), benchmark, now=now)
+    return grant_state(family_request(session, user.id, benchmark), benchmark, now=now)

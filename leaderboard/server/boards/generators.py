@@ -4,7 +4,9 @@ A benchmark's ``benchmark.yaml`` lists its generators with the date each became 
 (`leaderboard.core.packs.Generator`). For a submission, a generator is **unseen** when that date
 is after the day the submission was made (the submission's time: the harness does not record
 when a container image was built, so the image's own date is not used); a generator made public
-on or before that day is **seen**. A generator the items name but the table does not date is
+on or before that day is **seen**. A platform re-run on a later release (issue 37,
+`leaderboard.server.services.reruns`) is dated by its *original* submission: the detector was
+made then, so a generator a later release adds stays unseen for it. A generator the items name but the table does not date is
 shown in the matrix (last) and counted as neither.
 
 Every number is the task's headline recomputed from the submission's stored per-item outcomes
@@ -36,7 +38,7 @@ from leaderboard.server.boards.board import board
 from leaderboard.server.boards.cache import get_cache
 from leaderboard.server.boards.meta import benchmark_info, task_of
 from leaderboard.server.errors import ServiceError
-from leaderboard.server.services import outcome_store
+from leaderboard.server.services import outcome_store, reruns
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +54,8 @@ CHUNK = 50
 RULE = ("Seen and unseen generators: a generator is unseen by a submission when it became "
         "public (the date in the benchmark's generators table) after the day the submission "
         "was made; the submission's time is used, since the platform does not record when a "
-        "container image was built. Seen / unseen: the task's headline on the items of those "
+        "container image was built (a re-run on a later release counts from its original "
+        "submission's time). Seen / unseen: the task's headline on the items of those "
         "generators plus every real item; gap = seen - unseen. Intervals: 95% bootstrap over "
         f"the submission's items ({N_RESAMPLES:,} resamples, the same for every number of a "
         f"row). A value on fewer than {MIN_ITEMS} items is not shown. Only the board's first "
@@ -186,11 +189,17 @@ def generator_view(session: Session, *, benchmark_key: str, task: str, split: st
     page = board(session, benchmark_key=benchmark_key, task=task, split=split, mode=mode,
                  per_page=None)
     key = ("generators", task, split, mode)
-    view = get_cache().get_or_compute(benchmark_key, key, lambda: _compute(info, t, split, page))
+    view = get_cache().get_or_compute(
+        benchmark_key, key, lambda: _compute(info, t, split, page, reruns.made_at(
+            session, [r["submission_id"] for r in page["rows"][:TOP_ROWS]])))
     return _ranked(view, rank_by)
 
 
-def _compute(info: dict, task: dict, split: str, page: dict) -> dict:
+def _compute(info: dict, task: dict, split: str, page: dict,
+             originals: dict[int, dt.datetime] | None = None) -> dict:
+    """The view; ``originals``: re-run id -> its original's ``created_at`` (the date the
+    seen/unseen rule uses for it)."""
+    originals = originals or {}
     metric = task["headline"]
     hib = next((c["higher_is_better"] for c in page.get("columns", [])
                 if c["metric"] == metric), True)
@@ -208,8 +217,10 @@ def _compute(info: dict, task: dict, split: str, page: dict) -> dict:
     rows = []
     for r in page["rows"]:
         o = found.get(r["submission_id"])
+        made = originals.get(r["submission_id"])
+        made = made.isoformat() if made is not None else r["created_at"]
         base = {"submission_id": r["submission_id"], "rank": r["rank"], "team": r["team"],
-                "method_name": r["method_name"], "created_at": r["created_at"],
+                "method_name": r["method_name"], "created_at": r["created_at"], "made_at": made,
                 "is_baseline": r["is_baseline"], "baseline_kind": r.get("baseline_kind"),
                 "headline": r["values"].get(metric, {}).get("value")}
         if o is None:
@@ -217,7 +228,7 @@ def _compute(info: dict, task: dict, split: str, page: dict) -> dict:
                          "seen_generators": [], "unseen_generators": []})
             continue
         try:
-            nums = row_numbers(o, gens, made_day(r["created_at"]))
+            nums = row_numbers(o, gens, made_day(made))
         except Exception:  # noqa: BLE001 - one bad outcome file must not cost the whole view
             log.exception("generator view submission=%s", r["submission_id"])
             nums = {"cells": [], "seen": None, "unseen": None, "gap": None,

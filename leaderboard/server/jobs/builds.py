@@ -46,6 +46,7 @@ from leaderboard.server.db import get_db
 from leaderboard.server.errors import ServiceError
 from leaderboard.server.jobs import lease
 from leaderboard.server.jobs.queue import current_job_id, get_queue, redis_connection
+from leaderboard.server.jobs.reruns import after_import as advance_reruns
 from leaderboard.server.models import User, utcnow
 from leaderboard.server.services.benchmarks import check_pack_path
 from leaderboard.server.services.release_import import import_release
@@ -324,7 +325,12 @@ def _run_build(build_id: str, cfg, path: Path, status: dict[str, Any]) -> dict[s
             # a new release changes every page of its family (`Imported.invalidate_all`)
             everything = done.invalidate_all
             _audit_end(session, audit, User, status, "done", outcome)
+            bench_id = bench.id
         invalidate_boards(None if everything else outcome["imported"]["key"])
+        # a new release's re-run campaign (issue 37), on the committed release; its progress
+        # is on the release's re-runs page
+        queued = advance_reruns(bench_id, created_by=status.get("actor_id"))
+        log.info("build=%s reruns_queued=%d", build_id, len(queued))
         state, message, error = "done", "built and imported", None
     except (LeaderboardError, ValueError, OSError) as exc:
         # SourceError / PackError text names the file, record and field

@@ -25,7 +25,10 @@ Docker refusal of its content, its size once loaded, a copy of an image the host
 is the team's error: failed, counted toward the quota (issue 13: a free retry would decompress
 the layers again). Docker or the host failing is a platform error (failed, quota refunded). The image is loaded under a private id labelled with this
 deployment (``DEPLOYMENT_ID``), so its removal in ``finally`` can never take an image the host
-or another deployment owns; the run folder goes too. The job is not retried: a dead worker is
+or another deployment owns; the run folder goes too. The uploaded tarball goes once the run has
+an outcome, except (issue 37) after a clean run of a submission whose team allows re-runs: it is
+kept as ``image_path`` and a platform re-run on a later release (`leaderboard.server.services.
+reruns`; the ``rerun`` queue) loads that same file and never removes it. The job is not retried: a dead worker is
 the reconciler's business.
 """
 from __future__ import annotations
@@ -60,7 +63,13 @@ from leaderboard.server.access.submitting import refusal_at_job_start
 from leaderboard.server.db import get_db
 from leaderboard.server.jobs import robustness_run
 from leaderboard.server.jobs.container_inputs import build_input_dir
-from leaderboard.server.jobs.queue import GPU_QUEUE, TRANSIENT, enqueue_or_run_inline, mark_queued
+from leaderboard.server.jobs.queue import (
+    GPU_QUEUE,
+    RERUN_QUEUE,
+    TRANSIENT,
+    enqueue_or_run_inline,
+    mark_queued,
+)
 from leaderboard.server.jobs.scoring import give_back_attempt, record_invalid, store_scores
 from leaderboard.server.models import IN_FLIGHT, Benchmark, Submission, utcnow
 from leaderboard.server.models.containers import ContainerRun
@@ -81,12 +90,19 @@ class Plan:
 
     submission_id: int
     benchmark_key: str
+    #: the benchmark's name (its family) and release number, as the container sees them
+    family: str
+    release: int
     split: str
     pack_path: str
     upload: Path  # the tarball, or the predictions when a previous attempt got that far
     tasks: str
     gpu: int | None
     refused: str | None
+    #: a platform re-run (issue 37): the tarball is the original's kept image, never removed
+    rerun: bool = False
+    #: an original whose team allows re-runs: a clean run keeps its tarball (``image_path``)
+    keep: bool = False
 
 
 def job_timeout_s(cfg, extra_s: float = 0.0) -> int:
@@ -127,7 +143,7 @@ def run_container_submission(submission_id: int) -> dict:
     if claim is None:
         return {"submission": sid, "status": "skipped"}
     if plan.refused:
-        _remove_upload(plan.upload)
+        _remove_upload(plan)
         log.info("job=container submission=%s outcome=refused", sid)
         return {"submission": sid, "status": "failed"}
     predictions = plan.upload
@@ -141,13 +157,15 @@ def run_container_submission(submission_id: int) -> dict:
         except Exception as exc:
             log.exception("job=container submission=%s outcome=platform_error", sid)
             _platform_failure(sid, f"the container engine failed ({type(exc).__name__}: {exc})")
-            _remove_upload(plan.upload)
+            _remove_upload(plan)
             raise
         if predictions is None:
             return {"submission": sid, "status": "failed"}
     else:
         robustness_run.mark_interrupted(sid)
     summary = _score(dataclasses.replace(claim, upload_path=predictions), sid)
+    if summary.get("status") == "failed" and plan.keep:
+        _drop_kept_image(sid)  # a file that does not score is no detector to re-run
     if summary.get("status") == "scored":
         robustness_run.score_degraded(sid)  # records nothing and raises nothing for the clean run
     return summary
@@ -161,10 +179,13 @@ def _plan(session, sid: int, cfg) -> Plan:
     refused = None
     if sub.split in HELD_OUT_SPLITS or is_scoring_only(bench):  # no media to mount
         refused = refusal_at_job_start(session, sub, bench, what="container_run")
-    module = benchmark_module(bench.key)
+    module = benchmark_module(bench.family or bench.key)  # a release's row key is <family>-vN
     tasks = ",".join(t["key"] for t in (bench.meta_json or {}).get("tasks", []))
-    return Plan(sid, bench.key, sub.split, bench.pack_path, Path(cfg["DATA_DIR"]) / sub.file_path,
-                tasks, cfg.get("GPU_DEVICE") if module.container_gpu else None, refused)
+    return Plan(sid, bench.key, bench.family or bench.key, bench.release or 1, sub.split,
+                bench.pack_path, Path(cfg["DATA_DIR"]) / sub.file_path,
+                tasks, cfg.get("GPU_DEVICE") if module.container_gpu else None, refused,
+                rerun=sub.rerun_of_id is not None,
+                keep=sub.allow_rerun and sub.rerun_of_id is None)
 
 
 def _run(plan: Plan, cfg, limits: Limits) -> Path | None:
@@ -183,7 +204,7 @@ def _run(plan: Plan, cfg, limits: Limits) -> Path | None:
         except ImageRejected as exc:
             with db.scope() as session:
                 _record_failure(session, sid, exc.reason, f"image rejected: {exc.message}")
-            _remove_upload(plan.upload)
+            _remove_upload(plan)
             return None
         size = client.images.get(image_id).attrs.get("Size")
         with db.scope() as session:
@@ -195,8 +216,10 @@ def _run(plan: Plan, cfg, limits: Limits) -> Path | None:
         output_dir = run_dir / "output"
         output_dir.mkdir(parents=True)
         input_dir = build_input_dir(plan.pack_path, plan.split, run_dir / "input")
-        env = {"LB_BENCHMARK": plan.benchmark_key, "LB_SPLIT": plan.split,
-               "LB_TASKS": plan.tasks}
+        # the benchmark's name, as on release 1 (a re-run behaves as the original did), and
+        # which release the input is (issue 37)
+        env = {"LB_BENCHMARK": plan.family, "LB_RELEASE": str(plan.release),
+               "LB_SPLIT": plan.split, "LB_TASKS": plan.tasks}
         labels = {"lb.benchmark": plan.benchmark_key, "lb.split": plan.split}
         result = run_submission(
             client=client, image_id=image_id, input_dir=input_dir, output_dir=output_dir,
@@ -207,14 +230,17 @@ def _run(plan: Plan, cfg, limits: Limits) -> Path | None:
             if not result.ok:
                 _record_failure(session, sid, result.reason, failure_reason(result))
                 log.info("job=container submission=%s outcome=%s", sid, result.reason)
-                _remove_upload(plan.upload)
+                _remove_upload(plan)
                 return None
             dest = Path(cfg["DATA_DIR"]) / "uploads" / f"{uuid.uuid4().hex}.jsonl"
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(result.predictions_path, dest)
             sub = session.get(Submission, sid)
             sub.file_path = str(dest.relative_to(Path(cfg["DATA_DIR"])))
-        _remove_upload(plan.upload)
+            if plan.keep:  # the same image re-runs on the benchmark's later releases (issue 37)
+                sub.image_path = str(plan.upload.relative_to(Path(cfg["DATA_DIR"])))
+        if not plan.keep:
+            _remove_upload(plan)
         # the robustness track (issue 26): the same image over the degraded copies, while it
         # is still loaded; its outcome never changes the clean run's
         robustness_run.run_degraded(
@@ -308,10 +334,22 @@ def _release_image(client, image_id: str, sid: int, deployment: str) -> None:
         log.exception("submission=%s could not release image %s", sid, image_id)
 
 
-def _remove_upload(path: Path) -> None:
-    """The tarball is not needed once the run has a final outcome (it can be many GB)."""
-    if path.suffix != ".jsonl":
-        path.unlink(missing_ok=True)
+def _drop_kept_image(sid: int) -> None:
+    """Remove the tarball kept for re-runs of a submission that ended failed (issue 37)."""
+    data_dir = Path(current_app.config["DATA_DIR"])
+    with get_db().scope() as session:
+        sub = session.get(Submission, sid)
+        if sub is None or not sub.image_path or sub.status != "failed":
+            return
+        (data_dir / sub.image_path).unlink(missing_ok=True)
+        sub.image_path = None
+
+
+def _remove_upload(plan: Plan) -> None:
+    """The tarball is not needed once the run has a final outcome (it can be many GB); a
+    re-run's tarball is its original's kept image and stays."""
+    if plan.upload.suffix != ".jsonl" and not plan.rerun:
+        plan.upload.unlink(missing_ok=True)
 
 
 def release_stale_images(client) -> list[str]:
@@ -331,10 +369,13 @@ def release_stale_images(client) -> list[str]:
 
 
 CONTAINER_JOB_FUNC = "leaderboard.server.jobs.containers.run_container_submission"
+#: a re-run's job: the same run, then the campaign's next pass (`leaderboard.server.jobs.reruns`)
+RERUN_JOB_FUNC = "leaderboard.server.jobs.reruns.run_rerun"
 
 
 def enqueue_container(submission_id: int, *, at_front: bool = False) -> str:
-    """`enqueue_scoring` for container submissions: the ``gpu`` queue, no `Retry`.
+    """`enqueue_scoring` for container submissions: the ``gpu`` queue (a platform re-run on a
+    new release: the ``rerun`` queue, which workers take last), no `Retry`.
 
     The job timeout is the run's wall limit plus ``CONTAINER_MARGIN_S`` (loading, scoring);
     team failures are recorded, never retried, and a dead worker is the reconciler's business.
@@ -345,7 +386,10 @@ def enqueue_container(submission_id: int, *, at_front: bool = False) -> str:
     mark_queued(submission_id, job_id, cfg["QUEUE_DEADLINE_S"])
     with get_db().scope() as session:
         extra = _robust_extra(session, submission_id, cfg)
-    enqueue_or_run_inline(GPU_QUEUE, CONTAINER_JOB_FUNC, submission_id, job_id=job_id,
+        rerun = session.scalar(select(Submission.rerun_of_id).where(
+            Submission.id == submission_id)) is not None
+    enqueue_or_run_inline(RERUN_QUEUE if rerun else GPU_QUEUE,
+                          RERUN_JOB_FUNC if rerun else CONTAINER_JOB_FUNC, submission_id, job_id=job_id,
                           inline=run_container_submission,
                           kind="container ", job_timeout=job_timeout_s(cfg, extra),
                           retry=None, description=f"run container submission {submission_id}",

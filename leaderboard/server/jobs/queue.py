@@ -104,6 +104,10 @@ def mark_queued(submission_id: int, job_id: str, deadline_s: int) -> None:
 
 
 GPU_QUEUE = "gpu"
+#: issue 37: the platform's re-runs of container submissions on a new release. A GPU worker
+#: takes it after every other queue it works (`leaderboard worker` appends it to a queue list
+#: with ``gpu``), so a team's new submission never waits behind a campaign.
+RERUN_QUEUE = "rerun"
 
 
 def current_job_id() -> str:

@@ -52,6 +52,11 @@ one cut while running is failed with the reason and its partial files are remove
 Challenges (issue 12): each pass also finishes every challenge whose last phase has closed
 (`leaderboard.server.services.challenges.finish_due`): the private part is revealed and the
 results are frozen by this scheduled job, never by a person.
+
+Re-runs on a new release (issue 37) are container submissions like any other here (their job
+waits on the ``rerun`` queue instead of ``gpu``); each pass also advances every unfinished
+re-run campaign (`leaderboard.server.jobs.reruns.advance`), so a campaign whose last job died
+still moves on.
 """
 from __future__ import annotations
 
@@ -72,6 +77,7 @@ from leaderboard.server.jobs.admin_recovery import recover_admin_jobs
 from leaderboard.server.jobs.containers import enqueue_container
 from leaderboard.server.jobs.judging import JUDGE_QUEUE, enqueue_judging
 from leaderboard.server.jobs.mail import reconcile_mail
+from leaderboard.server.jobs.reruns import advance as advance_reruns
 from leaderboard.server.jobs.scoring import enqueue_scoring, give_back_key
 from leaderboard.server.models import IN_FLIGHT, Submission, utcnow
 from leaderboard.server.services.challenges import finish_due
@@ -93,6 +99,8 @@ class ReconcileReport:
     judging_requeued: list[int] = field(default_factory=list)
     judging_failed: list[int] = field(default_factory=list)
     challenges_finished: list[str] = field(default_factory=list)
+    #: re-runs of release campaigns queued by this pass (`leaderboard.server.jobs.reruns`)
+    reruns_queued: list[int] = field(default_factory=list)
     #: admin jobs (`leaderboard.server.jobs.admin_recovery`): "robustness-build:<id>", ...
     builds_failed: list[str] = field(default_factory=list)
     builds_requeued: list[str] = field(default_factory=list)
@@ -116,11 +124,12 @@ class ReconcileReport:
                             ("judging_failed", "judging_failed"),
                             ("builds_failed", "builds_failed"),
                             ("builds_requeued", "builds_requeued"),
+                            ("reruns_queued", "reruns_queued"),
                             ("challenges_finished", "challenges_finished")):
             values = getattr(self, name)
             if values:
                 parts.append(f"{label}={len(values)}[{','.join(str(v) for v in values)}]")
-            elif not label.startswith(("judging", "challenges", "builds")):
+            elif not label.startswith(("judging", "challenges", "builds", "reruns")):
                 parts.append(f"{label}=0")
         parts += [f"mail_{k}={v}" for k, v in self.mail.items() if v]
         return " ".join(parts)
@@ -171,7 +180,8 @@ def _gather(row_ids: list[int], judge_ids: list[int]) -> Evidence | None:
         return None
     try:
         views = {name: queue.queue_view(name, conn)
-                 for name in (queue.SCORING_QUEUE, queue.GPU_QUEUE, JUDGE_QUEUE)}
+                 for name in (queue.SCORING_QUEUE, queue.GPU_QUEUE, queue.RERUN_QUEUE,
+                              JUDGE_QUEUE)}
         uptime = float(conn.info("server").get("uptime_in_seconds", 0))
         return Evidence(views, lease.held(conn, "score", row_ids),
                         lease.held(conn, "judge", judge_ids), redis_started=time.time() - uptime)
@@ -191,9 +201,11 @@ def _verdict(row: _Row, ev: Evidence | None, *, now: datetime, cfg) -> str:
     if ev is None:
         return "lost" if overdue else "ok"
     if row.status == "queued":
-        name = queue.GPU_QUEUE if row.kind == "container" else queue.SCORING_QUEUE
-        if ev.views[name].holds(row.job_id, now=now, grace_s=grace.total_seconds()) \
-                or row.id in ev.scoring_leases:
+        # a container job waits on ``gpu``, or on ``rerun`` for a platform re-run (issue 37)
+        names = ((queue.GPU_QUEUE, queue.RERUN_QUEUE) if row.kind == "container"
+                 else (queue.SCORING_QUEUE,))
+        if any(ev.views[n].holds(row.job_id, now=now, grace_s=grace.total_seconds())
+               for n in names) or row.id in ev.scoring_leases:
             return "extend" if overdue else "ok"
         return "lost" if overdue or (row.queued_at or row.created_at) < now - grace else "ok"
     if overdue:  # scoring past SCORING_TIMEOUT_S + grace: RQ would have killed it by now
@@ -285,6 +297,10 @@ def reconcile(*, now: datetime | None = None) -> ReconcileReport:
     admin = recover_admin_jobs(now=now)
     report.builds_failed, report.builds_requeued = admin.failed, admin.requeued
     report.challenges_finished = finish_challenges(now=now)
+    try:
+        report.reruns_queued = advance_reruns()  # issue 37: campaigns move on past a dead job
+    except queue.TRANSIENT:
+        log.warning("reconcile re-run pass failed; the next pass retries", exc_info=True)
     try:
         report.mail = reconcile_mail()  # waiting mail (SMTP back), dead senders, digests
     except queue.TRANSIENT:

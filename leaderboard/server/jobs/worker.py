@@ -43,6 +43,7 @@ import time
 import redis
 from rq import Queue, SimpleWorker, Worker
 from rq.serializers import JSONSerializer
+from rq.utils import now
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +92,30 @@ def _wait_for_redis(conn: redis.Redis, stop: _Stop) -> None:
         pause = min(pause * 2, MAX_WAIT_S)
 
 
+class _StopAware:
+    """An RQ worker that honours a SIGTERM / SIGINT caught by `_Stop` before RQ put its own
+    handlers in place: ``work`` registers the worker in Redis and starts its scheduler first, and
+    a signal in that window used to be recorded by `_Stop` only, so the worker then served until
+    SIGKILL (a supervisor's stop that hung; CI saw it under load)."""
+
+    lb_stop: _Stop
+
+    def _install_signal_handlers(self) -> None:
+        super()._install_signal_handlers()
+        if self.lb_stop.requested:  # RQ's loop checks this before its first dequeue
+            self.log.info("Worker %s: stop requested while starting", self.name)
+            self._shutdown_requested_date = now()
+            self._stop_requested = True
+
+
+class _Worker(_StopAware, Worker):
+    pass
+
+
+class _SimpleWorker(_StopAware, SimpleWorker):
+    pass
+
+
 def _reap_horse(w: Worker) -> None:
     """Let a job still running in a work-horse finish (it writes its outcome to the database;
     only its bookkeeping in Redis is lost) before a new worker forks another."""
@@ -108,14 +133,18 @@ def run_worker(conn: redis.Redis, queue_names: list[str], *, burst: bool = False
     ``simple``: run jobs in this process (warm; what the ``worker`` command does unless
     ``--fork``), else fork a work-horse per job."""
     queues = [Queue(n, connection=conn, serializer=JSONSerializer) for n in queue_names]
-    cls = SimpleWorker if simple else Worker
+    cls = _SimpleWorker if simple else _Worker
     stop = _Stop()
+    stop.install()  # until RQ installs its own handlers (see `_StopAware`)
     while True:
+        if stop.requested:
+            return
         w = None
         try:
             # building the worker already talks to Redis (CLIENT SETNAME): inside the retry, so
             # a worker started while Redis is away waits for it like one that lost it later
             w = cls(queues, connection=conn, serializer=JSONSerializer)
+            w.lb_stop = stop
             w.work(burst=burst, with_scheduler=not burst, logging_level="INFO")
         except redis.exceptions.RedisError as exc:  # lost while starting, registering or ending
             log.warning("worker %s: Redis failed (%s: %s)", w.name if w else "(starting)",

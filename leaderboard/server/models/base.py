@@ -276,6 +276,10 @@ class Submission(Base):
     #: ``uq_submission_rerun_of_id`` makes a second insert fail, whatever died mid-job
     rerun_of_id: Mapped[int | None] = mapped_column(
         ForeignKey("submission.id", ondelete="SET NULL"), index=True)
+    #: issue 37: the container's image tarball (relative to DATA_DIR), kept after a clean run
+    #: that exited 0 when ``allow_rerun`` is on, so the platform can re-run the same image on a
+    #: later release without asking the team for it again (`leaderboard.server.services.reruns`)
+    image_path: Mapped[str | None] = mapped_column(Text)
 
     benchmark: Mapped[Benchmark] = relationship()
     team: Mapped[Team | None] = relationship()

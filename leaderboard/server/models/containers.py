@@ -55,7 +55,8 @@ class ContainerRun(Base):
         ``{"policy", "text", "cut"}``; ``text`` is None under the "hidden" policy (benchmarks
         whose inputs are secret: a log could carry them out). Admins always see head and tail.
         """
-        policy = get_benchmark(self.submission.benchmark.key).container_logs
+        bench = self.submission.benchmark
+        policy = get_benchmark(bench.family or bench.key).container_logs  # a release: <family>-vN
         if policy not in LOG_POLICIES:
             raise ValueError(f"container_logs must be one of {LOG_POLICIES}, got {policy!r}")
         if privileged:

@@ -3,7 +3,8 @@ something happened to its work or its data access, until someone dismisses it.
 
 Written by the service functions that make the change, in the same transaction
 (`leaderboard.server.services.notices.post`): an agreement approved, denied or revoked (to the
-user who signed), a submission scored, failed, hidden or disqualified (to its team). ``subject``
+user who signed), a submission scored, failed, hidden or disqualified (to its team), a new
+release of a benchmark the team sent predictions files to (issue 37). ``subject``
 names what the notice is about (``"submission:12"``, ``"benchmark:loki"``) so the web layer can
 link to it; the service layer never builds URLs.
 """
@@ -19,7 +20,8 @@ from leaderboard.server.models.base import Base, utcnow
 #: what a notice may be about (``kind``), in the words the pages use
 NOTICE_KINDS = ("agreement.approved", "agreement.denied", "agreement.revoked",
                 "submission.scored", "submission.failed", "submission.hidden",
-                "submission.unhidden", "submission.disqualified", "submission.reinstated")
+                "submission.unhidden", "submission.disqualified", "submission.reinstated",
+                "release.published")
 
 
 class Notice(Base):

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, Integer, Text
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from leaderboard.server.models.base import Base, Benchmark, utcnow
@@ -35,5 +37,8 @@ class RerunCampaign(Base):
     finished_at: Mapped[datetime | None]
     #: why it stopped or what it is waiting for, in words an admin reads
     note: Mapped[str] = mapped_column(Text, default="", server_default="")
+    #: the submissions the last planning pass did not re-run, each ``{"submission_id", "team",
+    #: "method_name", "reason"}`` (agreement, opted out, image not kept, over budget, ...)
+    skips_json: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON)
 
     benchmark: Mapped[Benchmark] = relationship()

@@ -65,13 +65,16 @@ def create_container_submission(
         session, *, user: User, benchmark: str, split: str, stream: IO[bytes],
         data_dir: str | os.PathLike, max_bytes: int, default_quota: "QuotaRules | int", limits: Limits,
         method_name: str, description: str = "", paper_url: str = "", code_url: str = "",
-        is_public: bool = True, challenge: str = "", now: datetime | None = None) -> Submission:
+        is_public: bool = True, challenge: str = "", now: datetime | None = None,
+        allow_rerun: bool = True) -> Submission:
     """Check, store and inspect an image tarball; add the row (``kind="container"``).
 
     Returns the submission: "received" (the caller enqueues it on the ``gpu`` queue) or, for a
     tarball inspection rejects, already "failed" with ``failure_reason`` "image rejected: ..."
     (counted toward the quota, issue 13: a broken image is the team's error and a free retry
-    would decompress its layers again; never enqueued). Raises ServiceError as `create_submission` does,
+    would decompress its layers again; never enqueued). ``allow_rerun`` (default on): the team
+    lets the platform re-run the image on the benchmark's later releases (issue 37; the tarball
+    is then kept after a clean run). Raises ServiceError as `create_submission` does,
     and Forbidden when the data-use gate refuses a held-out split (nothing is stored).
     """
     now = now or utcnow()
@@ -92,6 +95,7 @@ def create_container_submission(
         sub = submission_row(bench, user, split=split, kind="container", fields=fields,
                              stored=stored, data_dir=data_dir, is_public=is_public, now=now)
         sub.phase_id = phase.id if phase is not None else None
+        sub.allow_rerun = bool(allow_rerun)
         if rejected is not None:
             _reject(sub, rejected, now=now)
             stored.path.unlink(missing_ok=True)

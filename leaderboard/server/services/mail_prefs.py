@@ -45,6 +45,7 @@ KINDS = {
     "challenge_phase": "A challenge phase you take part in opens or is about to close",
     "challenge_results": "The results of a challenge you take part in are final",
     "admin_requests": "Admins: a new data-use agreement request is waiting",
+    "release_published": "A benchmark your team submitted files to has a new release",
 }
 #: in-site notice kind -> mail kind
 NOTICE_TO_KIND = {
@@ -54,6 +55,7 @@ NOTICE_TO_KIND = {
     "submission.reinstated": "submission_moderated",
     "agreement.approved": "agreement_decision", "agreement.denied": "agreement_decision",
     "agreement.revoked": "agreement_decision",
+    "release.published": "release_published",
 }
 #: most lines in one digest (the rest wait for the next one)
 DIGEST_MAX_LINES = 200

@@ -248,6 +248,9 @@ def status_dict(sub: Submission, *, owner: bool) -> dict:
         "created_at": _iso(sub.created_at), "finished_at": _iso(sub.finished_at),
         "team": sub.team.name if sub.team else None,
     }
+    if sub.kind == "container":  # issue 37: re-runs on later releases
+        out["allow_rerun"] = sub.allow_rerun
+        out["rerun_of"] = sub.rerun_of_id
     if owner:
         detail = sub.failure_detail or {}
         out.update({

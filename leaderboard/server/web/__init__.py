@@ -32,9 +32,11 @@ from leaderboard.server.web import (  # noqa: F401
     admin_identity,
     admin_judges,
     admin_outbox,
+    admin_reruns,
     auth,
     challenges,
     compare,
+    decay,
     mail,
     ops,
     participate,
@@ -124,5 +126,5 @@ def _register_blueprints(app: Flask) -> None:
     csrf.exempt(api_bp)  # token-authenticated; browsers never send the token by themselves
     for bp in (auth.bp, account.bp, team.bp, submit.bp, api_bp, public.bp, access.bp,
                admin_base.bp, ops.bp, challenges.bp, api_docs.bp, participate.bp, compare.bp,
-               robustness.bp, two_factor.bp, mail.bp, analysis.bp, wellknown):
+               robustness.bp, two_factor.bp, mail.bp, analysis.bp, decay.bp, wellknown):
         app.register_blueprint(bp)

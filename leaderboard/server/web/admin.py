@@ -16,6 +16,7 @@ from leaderboard.server.access.audit_display import agreement_versions, describe
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_session
 from leaderboard.server.errors import ServiceError
+from leaderboard.server.jobs.reruns import after_import as advance_reruns
 from leaderboard.server.jobs.scoring import enqueue_scoring
 from leaderboard.server.jobs.status import queue_status
 from leaderboard.server.models import STATUSES, Benchmark, Submission, Team, User, utcnow
@@ -201,7 +202,9 @@ def import_():
     except OSError as exc:
         return _import_refused(ServiceError(f"cannot read {path!r}: {exc.strerror or exc}"))
     invalidate_boards(None if done.invalidate_all else bench.key)
-    flash(f"Imported: {done.message}.")
+    queued = advance_reruns(bench.id, created_by=current_user.id)  # a new release's campaign
+    flash(f"Imported: {done.message}."
+          + (f" {len(queued)} re-run(s) queued." if queued else ""))
     return _back("admin.benchmarks")
 
 

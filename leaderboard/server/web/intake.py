@@ -123,7 +123,7 @@ def accept_upload(user, form, files) -> Submission:
             session, user=user, stream=upload.stream, data_dir=cfg["DATA_DIR"],
             max_bytes=cfg["MAX_IMAGE_MB"] * 1024 * 1024, default_quota=rules,
             limits=Limits.from_mapping(cfg), is_public=_flag(form.get("is_public"), True),
-            **values)
+            allow_rerun=_flag(form.get("allow_rerun"), True), **values)
     elif kind == "predictions":
         sub = submissions.create_submission(
             session, user=user, stream=upload.stream, data_dir=cfg["DATA_DIR"],

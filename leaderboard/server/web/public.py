@@ -48,6 +48,7 @@ from leaderboard.server.web.requests import (
     tools_args,
     tooled_board,
 )
+from leaderboard.server.web.decay import benchmark_decay, submission_across
 from leaderboard.server.web.robustness import submission_section
 
 bp = Blueprint("public", __name__)
@@ -271,7 +272,8 @@ def benchmark(key: str):
                            lead=Markup(desc["lead"]), description=Markup(desc["full"]),
                            sections=sections, modality=modality, vai=vai,
                            take_part=participation(get_session(), boards.url_key(session, key)),
-                           judge_quality=judge_quality, releases=boards.picker(session, key))
+                           judge_quality=judge_quality, decay=benchmark_decay(key, info),
+                           releases=boards.picker(session, key))
 
 
 @bp.route("/benchmarks/<key>/boards/<task>/<split>")
@@ -440,6 +442,7 @@ def submission(submission_id: int):
                            plots=[Markup(p["svg"]) for p in report["plots"]],
                            placement=_placement(sub), history=_history_ranks(sub),
                            robustness=submission_section(get_session(), sub),
+                           across=submission_across(sub),
                            analysis_url=(url_for("analysis.submission_errors",
                                                  submission_id=sub.id)
                                          if may_analyse(current_user, sub) else None))

@@ -13,6 +13,7 @@ from leaderboard.server.web.api import (  # noqa: F401  (attach their routes to 
     boards,
     challenges,
     compare,
+    decay,
     notices,
     robustness,
     submissions,

@@ -126,6 +126,10 @@ OPERATIONS: dict[tuple[str, str], dict] = {
                            "paper_url": {"type": "string"}, "code_url": {"type": "string"},
                            "is_public": {"type": "boolean"},
                            "kind": {"enum": ["predictions", "container"]},
+                           "allow_rerun": {"type": "boolean", "description":
+                                           "images only (default true): the platform may "
+                                           "re-run the image on the benchmark's later "
+                                           "releases, not counted toward the quota"},
                            "challenge": {"type": "string", "description":
                                          "a challenge's key: the submission is made to it (its "
                                          "phases, split and caps apply; entrants only)"}}}}}},
@@ -319,6 +323,10 @@ SCHEMAS = {
         "method_name": {"type": "string"},
         "status": {"enum": ["received", "queued", "scoring", "scored", "failed"]},
         "is_public": {"type": "boolean"}, "team": {"type": ["string", "null"]},
+        "allow_rerun": {"type": "boolean", "description": "images only: may be re-run on "
+                                                          "later releases"},
+        "rerun_of": {"type": ["integer", "null"], "description": "images only: the submission "
+                     "this is the platform's re-run of, on a later release"},
         "created_at": {"type": ["string", "null"]}, "finished_at": {"type": ["string", "null"]},
         "failure_reason": {"type": ["string", "null"]},
         "problems": {"type": "array", "items": _ref("Problem")},
