@@ -37,24 +37,25 @@ def db_upgrade(revision: str) -> None:
 
 
 @server.command("rebuild-standings")
-@click.option("--benchmark", "key", default=None, help="One benchmark's key (default: all).")
+@click.option("--benchmark", "key", default=None,
+              help="One benchmark (a family's name: its latest release; <family>-v<N>: "
+                   "release N; default: all).")
 def rebuild_standings(key: str | None) -> None:
     """Rebuild the boards' standings from the score rows (they are kept up to date as
     submissions are scored; this repairs or fills them, e.g. after a bulk load)."""
-    from sqlalchemy import select
-
     from leaderboard.server.boards import rebuild
     from leaderboard.server.boards.cache import invalidate_boards
     from leaderboard.server.db import get_db
-    from leaderboard.server.models import Benchmark
+    from leaderboard.server.services import releases
 
     with _app_context() as app:
         with get_db(app).scope() as session:
             bench_id = None
             if key is not None:
-                bench_id = session.scalar(select(Benchmark.id).where(Benchmark.key == key))
-                if bench_id is None:
+                bench = releases.resolve(session, key)  # a family: its latest release
+                if bench is None:
                     _fail(f"no benchmark {key!r}")
+                bench_id, key = bench.id, bench.key
             rows = rebuild.rebuild(session, bench_id)
         invalidate_boards(key)
     click.echo(f"standings rebuilt: {rows} rows")
@@ -79,26 +80,31 @@ def db_grant_app(role: str) -> None:
 @click.argument("pack_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--no-media", is_flag=True, help="Skip checking that media files exist.")
 def import_pack_cmd(pack_dir: Path, no_media: bool) -> None:
-    """Register a benchmark pack (labels are encrypted into the database). A new release
-    (``release: N`` >= 2) starts its re-run campaign: the family's container submissions whose
-    teams allow it are queued on the ``rerun`` queue (issue 37)."""
+    """Register a benchmark pack (labels are encrypted into the database).
+
+    A pack with ``release: N`` is release N of its benchmark (issue 37): the output says
+    whether a release was created or an existing one refreshed. A release that drops or
+    changes an item of the release before it is refused (exit 2, naming the split, item and
+    field) and nothing changes. A new release (N >= 2) starts its re-run campaign: the
+    family's container submissions whose teams allow it are queued on the ``rerun`` queue."""
     from leaderboard.server.boards.cache import invalidate_boards
     from leaderboard.server.db import get_db
     from leaderboard.server.jobs.reruns import after_import
-    from leaderboard.server.services import benchmarks
+    from leaderboard.server.services.release_import import import_release
 
     with _app_context() as app:
         try:
             with get_db().scope() as session:
-                bench = benchmarks.import_pack(session, pack_dir, data_dir=app.config["DATA_DIR"],
-                                               label_keys=app.config["LABEL_KEYS"],
-                                               check_media=not no_media)
-                key, version, bench_id = bench.key, bench.version, bench.id
+                done = import_release(session, pack_dir, data_dir=app.config["DATA_DIR"],
+                                      label_keys=app.config["LABEL_KEYS"],
+                                      check_media=not no_media)
+                key, version, bench_id = done.bench.key, done.bench.version, done.bench.id
+                message, everything = done.message, done.invalidate_all
         except LeaderboardError as exc:
             _fail(str(exc))
-        invalidate_boards(key)
+        invalidate_boards(None if everything else key)
         queued = after_import(bench_id)  # after the commit: the campaign plans on the stored release
-    click.echo(f"imported {key} version {version}"
+    click.echo(f"imported {key} version {version}: {message}"
                + (f"; {len(queued)} re-run(s) queued" if queued else ""))
 
 

@@ -33,18 +33,21 @@ def rejudge(keys: tuple[str, ...], everything: bool) -> None:
     from leaderboard.server.db import get_db
     from leaderboard.server.jobs.judging import enqueue_judging
     from leaderboard.server.models import Benchmark
+    from leaderboard.server.services import releases
     from leaderboard.server.services.judging import stale_submissions
 
     with _app_context() as app:
         queued: dict[str, list[int]] = {}
         with get_db().scope() as session:
             benches = session.scalars(select(Benchmark).order_by(Benchmark.key)).all()
-            known = {b.key for b in benches}
-            unknown = sorted(set(keys) - known)
+            # a family's name means its latest release, <family>-v<N> release N (issue 37)
+            wanted = {k: releases.resolve(session, k) for k in keys}
+            unknown = sorted(k for k, b in wanted.items() if b is None)
             if unknown:
-                _fail(f"unknown benchmark(s) {unknown}; known: {sorted(known)}")
+                _fail(f"unknown benchmark(s) {unknown}; known: {sorted(b.key for b in benches)}")
+            ids = {b.id for b in wanted.values()}
             for bench in benches:
-                if keys and bench.key not in keys:
+                if keys and bench.id not in ids:
                     continue
                 queued[bench.key] = stale_submissions(session, bench, app.config,
                                                       everything=everything)
@@ -70,16 +73,14 @@ def rejudge(keys: tuple[str, ...], everything: bool) -> None:
 def judge_agreement(key: str, reference: str, specs: tuple[str, ...], limit: int, fill: bool,
                     as_json: bool) -> None:
     """Per-artifact Cohen's kappa between offline judges and the reference (LLM) judge."""
-    from sqlalchemy import select
-
     from leaderboard.judges.base import JudgeError
     from leaderboard.server.db import get_db
-    from leaderboard.server.models import Benchmark
     from leaderboard.server.services import judge_agreement as agreement
+    from leaderboard.server.services import releases
 
     with _app_context() as app:
         with get_db().scope() as session:
-            bench = session.scalar(select(Benchmark).where(Benchmark.key == key))
+            bench = releases.resolve(session, key)  # a family: its latest release
             if bench is None:
                 _fail(f"unknown benchmark {key!r}")
             try:

@@ -237,7 +237,8 @@ def test_a_new_release_reruns_every_allowed_detector_once(app, client, auth, ses
                           cwd=REPO_ROOT, env=_env(app), capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "imported uniaidet-v2 version 2; 2 re-run(s) queued" in done.stdout
+    assert "imported uniaidet-v2 version 2: created release 2 of uniaidet" in done.stdout
+    assert done.stdout.rstrip().endswith("; 2 re-run(s) queued"), done.stdout
     v2 = session.scalar(select(Benchmark).where(Benchmark.key == "uniaidet-v2"))
     first = {name: _reruns_of(session, sid, v2.id) for name, sid in orig.items()}
     assert all(len(rows) == 1 and rows[0].status == "queued" for rows in first.values())

@@ -114,7 +114,7 @@ def test_board_rows_carry_rank_intervals(client, board_subs):
     html = client.get("/benchmarks/syncred/boards/detection/test").get_data(as_text=True)
     assert "tied 1st" in html and "Rank intervals." in html and "vs above" in html
     csv = client.get(BOARD + ".csv").get_data(as_text=True).splitlines()
-    assert csv[0].endswith('"rank_lo","rank_hi","tied_first"')
+    assert csv[0].endswith('"rank_lo","rank_hi","tied_first","benchmark","family","release"')
 
 
 def test_intervals_are_cached_with_the_board(app, client, board_subs, monkeypatch):

@@ -10,7 +10,9 @@ its canonical bytes (the log's leaf data, byte for byte what a user downloads). 
 ``previous_index``     the log index of the same submission's previous receipt (null: first)
 ``event``              why it was issued: one of `EVENTS`
 ``issued_at``          UTC, microseconds, "Z"
-``benchmark``          ``{"key", "version", "revealed"}`` (revealed: the private part is public)
+``benchmark``          ``{"key", "version", "revealed"}`` (revealed: the private part is public),
+                       plus ``"family"`` and ``"release"`` (issue 37) for a benchmark's
+                       release 2 onwards (key ``<family>-v<N>``); without them: release 1
 ``pack``               ``{"digest", "benchmark_yaml", "items"}``: SHA-256 digests of the pack's
                        ``benchmark.yaml`` narrowed to the split (byte for byte the file of
                        the split's download) and of the split's ``items.jsonl``, and of both

@@ -12,6 +12,7 @@ from leaderboard.server.boards.cache import CROSS, get_cache
 from leaderboard.server.boards.modality_ledger import MODALITY_ORDER
 from leaderboard.server.errors import NotFound, ServiceError
 from leaderboard.server.models import Benchmark
+from leaderboard.server.services import releases
 
 MODES = ("team", "all")
 #: the most rows one board page may hold
@@ -20,7 +21,8 @@ MAX_PER_PAGE = 500
 
 def _info_of(bench: Benchmark) -> dict:
     meta = bench.meta_json or {}
-    return {"key": bench.key, "title": bench.title, "version": bench.version,
+    return {"key": bench.key, "family": bench.family or bench.key,
+            "release": int(bench.release or 1), "title": bench.title, "version": bench.version,
             "tasks": meta.get("tasks", []), "modalities": meta.get("modalities", []),
             "splits": meta.get("splits", []), "metrics": meta.get("metrics", {}),
             "private_revealed": bool(bench.private_revealed),
@@ -31,7 +33,11 @@ def _info_of(bench: Benchmark) -> dict:
 
 
 def benchmark_info(session: Session, key: str) -> dict:
-    """Public metadata of one benchmark (cached); NotFound names the known keys."""
+    """Public metadata of one benchmark release (cached); NotFound names the known keys.
+
+    ``key`` is a row key, looked up exactly: a key a reader typed goes through
+    `leaderboard.server.boards.releases.resolve_key` first (a family's name is release 1's
+    row key, so resolving here would be wrong for release 1)."""
     def compute():
         bench = session.scalar(select(Benchmark).where(Benchmark.key == key))
         return None if bench is None else _info_of(bench)
@@ -44,9 +50,11 @@ def benchmark_info(session: Session, key: str) -> dict:
 
 
 def list_benchmark_infos(session: Session) -> list[dict]:
-    """Every benchmark's public metadata, by key (cached)."""
+    """The public metadata of every benchmark family's latest release, by family (cached):
+    what lists show, one entry per benchmark (issue 37; older releases are reached through
+    the release picker)."""
     return get_cache().get_or_compute(CROSS, ("benchmarks",), lambda: [
-        _info_of(b) for b in session.scalars(select(Benchmark).order_by(Benchmark.key))])
+        _info_of(b) for b in releases.latest_releases(session)])
 
 
 def task_of(info: dict, task: str) -> dict:

@@ -2,10 +2,11 @@
 
 A modality board is one modality x one board kind (detection, localization, question answering,
 explanation: `leaderboard.server.boards.normalise`) x one split. It has one column per task of
-that kind that covers the modality (every benchmark, in key order): the task's board on that
-split, the part that board shows (dev: all; test: public until revealed), the modality's slice
-(or the overall board of a one-modality task), its headline metric. A team's cell in a column is
-the headline of its row on that board (the row that represents it there).
+that kind that covers the modality (every benchmark's latest release, in key order:
+`RELEASES`): the task's board on that split, the part that board shows (dev: all; test: public
+until revealed), the modality's slice (or the overall board of a one-modality task), its
+headline metric. A team's cell in a column is the headline of its row on that board (the row
+that represents it there).
 
 **The rule** (`RULE`, written under every board). Each headline is normalised per task: chance
 0, perfect 1 (`normalise.normalise`; each column states its chance level). A row's score is the
@@ -52,6 +53,7 @@ from leaderboard.server.models.standings import (
     Standing,
     StandingBoard,
 )
+from leaderboard.server.services import releases
 
 #: display order of modalities (benchmarks.md, "Per-modality boards")
 MODALITY_ORDER = ("image", "video", "audio", "text", "3d")
@@ -61,6 +63,11 @@ NA = "1" + "0" * 16
 #: bulk deletes without the ORM fetching each deleted row's id (nothing holds those objects)
 _NOSYNC = {"synchronize_session": False}
 
+#: which release of a benchmark a modality board reads (issue 37): its columns move to a new
+#: release when it is imported (its boards start empty and fill as teams submit or are re-run);
+#: older releases keep their own task boards
+RELEASES = ("A benchmark with several releases contributes its latest release only; its "
+            "older releases keep their own task boards.")
 RULE = ("Each task's headline is normalised so that chance is 0 and perfect is 1: "
         "(value - chance) / (perfect - chance), capped at 1 and not floored (below chance is "
         "negative); each column states its chance level and why. A row's score is the mean of "
@@ -71,7 +78,7 @@ RULE = ("Each task's headline is normalised so that chance is 0 and perfect is 1
         "rank); the others are listed below them, most tasks first, with their coverage and "
         "their mean over the tasks they cover, unranked. Each cell is the team's row on that "
         "task's board (this split, the part the board shows). Baselines are reference rows: "
-        "placed by the same order among the teams, marked, never given a rank.")
+        "placed by the same order among the teams, marked, never given a rank. " + RELEASES)
 
 
 def benchmark_boards(meta: dict) -> set[tuple[str, str, str]]:
@@ -123,7 +130,8 @@ class _Slices:
     task per benchmark."""
 
     def __init__(self, session: Session):
-        self.benchmarks = list(session.scalars(select(Benchmark).order_by(Benchmark.key)))
+        # the latest release of each benchmark only (issue 37, `RELEASES`)
+        self.benchmarks = sorted(releases.latest_releases(session), key=lambda b: b.key)
         self.slices: dict[tuple, tuple[int, str | None, int]] = {}
         self.has_parts: set[tuple[int, str]] = set()
         for sid, bid, split, task, skey, part, rows, judge in session.execute(
@@ -163,7 +171,7 @@ def columns(session: Session, modality: str, kind: str, split: str,
             spec = meta.get("metrics", {}).get(t["headline"], {})
             hib = bool(spec.get("higher_is_better", True))
             mag = by_magnitude(spec) if spec else False
-            chance, why = chance_level(bench.key, t, t["headline"], spec)
+            chance, why = chance_level(bench.family or bench.key, t, t["headline"], spec)
             out.append({"key": f"{bench.key}/{t['key']}", "benchmark": bench.key,
                         "benchmark_id": bench.id, "task": t["key"], "task_kind": t["kind"],
                         "split": split, "part": shown, "slice_key": skey,

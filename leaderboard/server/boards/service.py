@@ -7,6 +7,8 @@ Each job has its own module; this one only names them in one place (views import
 * `leaderboard.server.boards.board`: one page of a task board (cached), exports, intervals;
 * `leaderboard.server.boards.modality`: the modality boards' index and one page of a board
   (modality x task kind x split, cached), exports;
+* `leaderboard.server.boards.releases`: which release a reader's key names (`resolve_key`,
+  once, at the edge), the key a link to a release uses, the release picker (issue 37);
 * `leaderboard.server.boards.reads`: the standings reads under both (placement, pages);
 * `leaderboard.server.boards.reference`: a board from the score rows (tests' reference);
 * `leaderboard.server.boards.cache`: the cache and `invalidate_boards`, which every write that
@@ -38,9 +40,17 @@ from leaderboard.server.boards.modality_ledger import MODALITY_ORDER, all_boards
 from leaderboard.server.boards.normalise import KIND_TITLES
 from leaderboard.server.boards.reads import placement
 from leaderboard.server.boards.reference import compute_board_full
+from leaderboard.server.boards.releases import (
+    family_releases,
+    picker,
+    release_of,
+    resolve_key,
+    url_key,
+)
 
 __all__ = ["CROSS", "KIND_TITLES", "MAX_PER_PAGE", "MODALITY_ORDER", "MODES", "_info_of",
            "all_boards", "benchmark_info", "board", "board_rows", "board_split", "compute_board",
-           "compute_board_full", "default_split", "get_cache", "invalidate_boards",
-           "list_benchmark_infos", "modalities", "modality_board", "modality_index",
-           "modality_rows", "parse_slice_key", "placement", "task_of"]
+           "compute_board_full", "default_split", "family_releases", "get_cache",
+           "invalidate_boards", "list_benchmark_infos", "modalities", "modality_board",
+           "modality_index", "modality_rows", "parse_slice_key", "picker", "placement", "release_of", "resolve_key",
+           "task_of", "url_key"]

@@ -48,7 +48,8 @@ from leaderboard.server.jobs import lease
 from leaderboard.server.jobs.queue import current_job_id, get_queue, redis_connection
 from leaderboard.server.jobs.reruns import after_import as advance_reruns
 from leaderboard.server.models import User, utcnow
-from leaderboard.server.services.benchmarks import check_pack_path, import_pack
+from leaderboard.server.services.benchmarks import check_pack_path
+from leaderboard.server.services.release_import import import_release
 
 log = logging.getLogger(__name__)
 
@@ -317,12 +318,15 @@ def _run_build(build_id: str, cfg, path: Path, status: dict[str, Any]) -> dict[s
         _update(path, status, report=outcome["report"], done=n, total=n,
                 message="importing the pack")
         with get_db().scope() as session:
-            bench = import_pack(session, status["out"], data_dir=cfg["DATA_DIR"],
-                                label_keys=cfg["LABEL_KEYS"])
+            done = import_release(session, status["out"], data_dir=cfg["DATA_DIR"],
+                                  label_keys=cfg["LABEL_KEYS"])
+            bench = done.bench
             outcome["imported"] = {"key": bench.key, "version": bench.version}
+            # a new release changes every page of its family (`Imported.invalidate_all`)
+            everything = done.invalidate_all
             _audit_end(session, audit, User, status, "done", outcome)
             bench_id = bench.id
-        invalidate_boards(outcome["imported"]["key"])
+        invalidate_boards(None if everything else outcome["imported"]["key"])
         # a new release's re-run campaign (issue 37), on the committed release; its progress
         # is on the release's re-runs page
         queued = advance_reruns(bench_id, created_by=status.get("actor_id"))

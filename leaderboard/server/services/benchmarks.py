@@ -169,5 +169,17 @@ def get_benchmark(session: Session, key: str) -> Benchmark:
     return bench
 
 
+def get_release(session: Session, row_key: str) -> Benchmark:
+    """The release whose stored key is ``row_key``, exactly: for keys the server wrote itself
+    (a signed download link, a board's rows). `get_benchmark` is for keys a person typed: it
+    reads a family's name as its latest release, and release 1's key is the family's name."""
+    bench = session.scalar(select(Benchmark).where(Benchmark.key == row_key))
+    if bench is None:
+        raise NotFound(f"no benchmark {row_key!r}")
+    return bench
+
+
 def list_benchmarks(session: Session) -> list[Benchmark]:
-    return list(session.scalars(select(Benchmark).order_by(Benchmark.key)))
+    """What a list offers (the submit menu, the data-access index): one entry per benchmark,
+    its latest release (`releases.latest_releases`), by name."""
+    return releases.latest_releases(session)

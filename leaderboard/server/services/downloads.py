@@ -25,7 +25,7 @@ from leaderboard.server.access.gate import can_access
 from leaderboard.server.errors import Forbidden, ServiceError
 from leaderboard.server.models import Benchmark, User
 from leaderboard.server.services import archives
-from leaderboard.server.services.benchmarks import get_benchmark
+from leaderboard.server.services.benchmarks import get_release
 from leaderboard.server.services.robustness_archive import robustness_archive
 
 SALT = "leaderboard.download.v1"
@@ -134,7 +134,7 @@ def authorize(session: Session, token: str, *, secret_key: str, max_age_s: int, 
     """
     user_id, target = read_token(token, secret_key=secret_key, max_age_s=max_age_s)
     user = session.get(User, user_id)
-    bench = get_benchmark(session, target.benchmark)
+    bench = get_release(session, target.benchmark)  # the row key the link was made for
     for what in target.required():
         decision = can_access(session, user, bench, what)
         if not decision.allowed:

@@ -231,6 +231,18 @@ def _input(session: Session, sub: Submission) -> dict:
     return {"image_digest": image, "upload_sha256": sha}
 
 
+def release_fields(key: str, family: str | None, release: int | None) -> dict:
+    """The release a receipt names (issue 37): ``{"family", "release"}`` for a release other
+    than a family's first (key ``<family>-v<N>``), nothing for release 1, whose key is the
+    family's name. A receipt without them is release 1's: receipts (and receipt state
+    digests) of benchmarks from before releases stay byte for byte what they were, so adding
+    releases re-issues nothing."""
+    family = family or key
+    if (release or 1) == 1 and family == key:
+        return {}
+    return {"family": family, "release": int(release or 1)}
+
+
 def _time(t: datetime | None) -> str | None:
     return None if t is None else format_time(t)
 
@@ -243,6 +255,7 @@ _STATE = ReceiptState.__table__
 _CONTEXT_SQL = select(
     _BENCH.key, _BENCH.version, _BENCH.private_revealed, _BENCH.pack_path, _TEAM.name,
     _STATE.c.salt, _STATE.c.state_digest, _STATE.c.last_index, _STATE.c.flags_json,
+    _BENCH.family, _BENCH.release,
 ).select_from(
     Benchmark.__table__
     .outerjoin(Team.__table__, _TEAM.id == bindparam("team_id"))
@@ -264,7 +277,8 @@ def _context(session: Session, sub: Submission):
 def _fields(sub: Submission, context, input: dict) -> dict:
     key, version, revealed, pack_path, team = context[:5]
     return {
-        "benchmark": {"key": key, "version": version, "revealed": bool(revealed)},
+        "benchmark": {"key": key, "version": version, "revealed": bool(revealed),
+                      **release_fields(key, context.family, context.release)},
         "pack": pack_digests(pack_path, sub.split),
         "submission": {"id": sub.id, "split": sub.split, "kind": sub.kind, "team": team,
                        "method": sub.method_name, "submitted_at": _time(sub.created_at),

@@ -22,7 +22,8 @@ from leaderboard.server.jobs.status import queue_status
 from leaderboard.server.models import STATUSES, Benchmark, Submission, Team, User, utcnow
 from leaderboard.server.models.access import AccessRequest, AuditEvent
 from leaderboard.server.services import admin_ops, decisions, overview
-from leaderboard.server.services.benchmarks import check_pack_path, get_benchmark, import_pack
+from leaderboard.server.services.benchmarks import check_pack_path, get_benchmark
+from leaderboard.server.services.release_import import import_release
 from leaderboard.server.web.admin_base import _back, _fail, _ip, bp, progress_wants_json
 from leaderboard.server.web.inputs import DB_INT_MAX, int_param
 
@@ -189,21 +190,32 @@ def import_():
         if not path:
             raise ServiceError("give the server-side path of the pack directory")
         folder = check_pack_path(path, cfg["PACK_ROOTS"])  # only under PACK_ROOTS
-        bench = import_pack(s, folder, data_dir=cfg["DATA_DIR"], label_keys=cfg["LABEL_KEYS"])
+        done = import_release(s, folder, data_dir=cfg["DATA_DIR"], label_keys=cfg["LABEL_KEYS"])
+        bench = done.bench
         audit.record(s, current_user, "admin.benchmark.import", f"benchmark:{bench.key}",
-                     {"path": path, "version": bench.version,
+                     {"path": path, "version": bench.version, "family": bench.family,
+                      "release": bench.release, "created": done.created,
                       "agreement_version": bench.agreement_version}, _ip())
         s.commit()
     except (ServiceError, LeaderboardError) as exc:
-        return _fail(exc, "admin.benchmarks")
+        return _import_refused(exc)
     except OSError as exc:
-        return _fail(ServiceError(f"cannot read {path!r}: {exc.strerror or exc}"),
-                     "admin.benchmarks")
-    invalidate_boards(bench.key)
+        return _import_refused(ServiceError(f"cannot read {path!r}: {exc.strerror or exc}"))
+    invalidate_boards(None if done.invalidate_all else bench.key)
     queued = advance_reruns(bench.id, created_by=current_user.id)  # a new release's campaign
-    flash(f"Imported {bench.key} version {bench.version}."
+    flash(f"Imported: {done.message}."
           + (f" {len(queued)} re-run(s) queued." if queued else ""))
     return _back("admin.benchmarks")
+
+
+def _import_refused(exc: ServiceError | LeaderboardError):
+    """The benchmarks page again, answered 400 (or the error's own 4xx), with why the pack was
+    refused (a release that drops or changes an item names the split, item and field)."""
+    get_session().rollback()
+    lines = [str(p) for p in exc.problems.items]
+    flash("Import refused: " + exc.message + (": " + "; ".join(lines) if lines else ""),
+          "error")
+    return benchmarks(), getattr(exc, "status", 400)
 
 
 @bp.post("/benchmarks/<key>")
@@ -225,8 +237,8 @@ def benchmark_update(key: str):
         s.commit()
     except ServiceError as exc:
         return _fail(exc, "admin.benchmarks")
-    invalidate_boards(key)
-    flash(f"{key}: {', '.join(changes) or 'nothing changed'}.")
+    invalidate_boards(bench.key)
+    flash(f"{bench.key}: {', '.join(changes) or 'nothing changed'}.")
     return _back("admin.benchmarks")
 
 
@@ -235,12 +247,13 @@ def rescore_all(key: str):
     s = get_session()
     bench = get_benchmark(s, key)
     subs = s.scalars(select(Submission).where(Submission.benchmark_id == bench.id)).all()
-    ids = admin_ops.rescore(s, current_user, list(subs), ip=_ip(), target=f"benchmark:{key}",
+    ids = admin_ops.rescore(s, current_user, list(subs), ip=_ip(),
+                            target=f"benchmark:{bench.key}",
                             deadline_s=current_app.config["QUEUE_DEADLINE_S"])
     s.commit()
     for sid in ids:
         enqueue_scoring(sid)
-    flash(f"{len(ids)} submission(s) of {key} queued for rescoring.")
+    flash(f"{len(ids)} submission(s) of {bench.key} queued for rescoring.")
     return redirect(url_for("admin.rescore_progress", key=key)), 303
 
 

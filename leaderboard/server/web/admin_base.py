@@ -16,7 +16,7 @@ from leaderboard.server.access.holders import team_holders
 from leaderboard.server.db import get_session
 from leaderboard.server.errors import ServiceError
 from leaderboard.server.services import two_factor
-from leaderboard.server.services.benchmarks import get_benchmark
+from leaderboard.server.services.benchmarks import get_release
 from leaderboard.server.web.inputs import safe_next
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -73,5 +73,5 @@ def agreement_holders_for(board: dict) -> dict[int, list[str]] | None:
     if not (current_user.is_authenticated and current_user.is_admin):
         return None
     session = get_session()
-    return team_holders(session, get_benchmark(session, board["benchmark"]),
+    return team_holders(session, get_release(session, board["benchmark"]),
                         [r["team"]["id"] for r in board.get("rows", []) if r["team"]["id"]])

@@ -42,10 +42,10 @@ def set_judge(key: str):
         s.commit()
     except ServiceError as exc:
         return _fail(exc, "admin.benchmarks")
-    invalidate_boards(key)
+    invalidate_boards(bench.key)
     for sid in ids:
         judge_jobs.enqueue_judging(sid, mark=False)
-    flash(f"{key}: official judge is now {bench.official_judge}; {len(ids)} submission(s) "
+    flash(f"{bench.key}: official judge is now {bench.official_judge}; {len(ids)} submission(s) "
           "queued for re-judging.")
     return redirect(url_for("admin.judging_progress", key=key)), 303
 

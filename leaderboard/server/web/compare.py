@@ -26,6 +26,7 @@ bp = Blueprint("compare", __name__)
 
 @bp.route("/compare/<key>/<split>")
 def compare_page(key: str, split: str):
+    key = boards.resolve_key(get_session(), key)  # a family: its latest release
     info = boards.benchmark_info(get_session(), key)
     a, b = request.args.get("a"), request.args.get("b")
     result = error = None
@@ -37,4 +38,5 @@ def compare_page(key: str, split: str):
         except ServiceError as exc:  # shown above the form, which keeps what was typed
             error, status = exc.message, exc.status
     return render_template("compare/page.html", info=info, split=split, a=a or "", b=b or "",
-                           result=result, error=error, rule=svc.RULE), status
+                           result=result, error=error, rule=svc.RULE,
+                           releases=boards.picker(get_session(), key)), status

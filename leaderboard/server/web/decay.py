@@ -101,7 +101,8 @@ def submission_across(sub: Submission) -> dict | None:
                              lower=None, upper=None)
             matrix.append({"task": t, "view": one, "row": row, "fmt": fmt,
                            "svg": Markup(svg),
-                           "url": url_for("public.generators_page", key=info["key"],
+                           "url": url_for("public.generators_page",
+                                          key=boards.url_key(session, info["key"]),
                                           task=t["key"], split=sub.split, mode="all")})
     if not history and not matrix:
         return None

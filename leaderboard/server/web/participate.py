@@ -51,7 +51,8 @@ def participation(session, key: str) -> dict:
         except Exception:  # noqa: BLE001 - the box still shows the steps without a format line
             return {}
 
-    examples = get_cache().get_or_compute(key, ("example_rows", bench.version), make_examples)
+    examples = get_cache().get_or_compute(bench.key, ("example_rows", bench.version),
+                                          make_examples)
     now = utcnow()
     ch = challenges.covering(session, bench.id, now) or next(
         (c for c in challenges.list_challenges(session, bench)
@@ -115,7 +116,7 @@ def sample(key: str, split: str, task: str):
     if not decision:
         raise DownloadRefused(f"a sample names the split's item ids: {decision.reason}")
     out = Path(current_app.config["DATA_DIR"]) / "samples" / \
-        f"{key}-{bench.version}-{bench.agreement_version[:8]}-{split}-{task}.jsonl"
+        f"{bench.key}-{bench.version}-{bench.agreement_version[:8]}-{split}-{task}.jsonl"
     if not out.is_file():
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_suffix(".tmp")

@@ -64,6 +64,13 @@ def _metric_filter(value, fmt: str = "num") -> str:
     return format_value(value, fmt)
 
 
+@bp.app_template_filter("url_key")
+def _url_key_filter(row_key: str) -> str:
+    """The key a link to this benchmark release uses (``<family>-v<N>`` once the family has
+    several releases: release 1's row key is the family's name, which means the latest)."""
+    return boards.url_key(lazy_session, row_key)
+
+
 def render_markdown(text: str) -> Markup:
     """Markdown from a pack (or a team) rendered to HTML that nh3 has cleaned."""
     html = markdown.markdown(text or "", extensions=["tables", "fenced_code", "sane_lists"])
@@ -232,6 +239,7 @@ def _lead(text: str) -> str:
 @bp.route("/benchmarks/<key>")
 def benchmark(key: str):
     session = lazy_session
+    key = boards.resolve_key(session, key)  # the release shown (a family: its latest)
     info = boards.benchmark_info(session, key)
     modality = request.args.get("modality") or None
 
@@ -265,13 +273,15 @@ def benchmark(key: str):
     return render_template("public/benchmark.html", info=info,
                            lead=Markup(desc["lead"]), description=Markup(desc["full"]),
                            sections=sections, modality=modality, vai=vai,
-                           take_part=participation(get_session(), key),
-                           judge_quality=judge_quality, decay=benchmark_decay(key, info))
+                           take_part=participation(get_session(), boards.url_key(session, key)),
+                           judge_quality=judge_quality, decay=benchmark_decay(key, info),
+                           releases=boards.picker(session, key))
 
 
 @bp.route("/benchmarks/<key>/boards/<task>/<split>")
 def board_page(key: str, task: str, split: str):
     args = board_args(key, task, split)
+    key = boards.url_key(lazy_session, args["benchmark_key"])  # links keep this release
     if request.args.get("rank_by") in ("unseen", "seen", "gap"):
         # ranked by a generator score: that ranking is the generators page's (issue 37)
         return redirect(url_for("public.generators_page", key=key, task=task, split=split,
@@ -285,9 +295,12 @@ def board_page(key: str, task: str, split: str):
     shown = shown_columns(b, picked)
     sort, direction = tools.sort_key(b)
 
+    releases = boards.picker(lazy_session, args["benchmark_key"])
+
     def compute():
         return render_template("public/_board_page.html", board=b, args=args,
                                switch=_switchers(b), shown=shown, tools=tools,
+                               releases=releases,
                                sort=sort, direction=direction,
                                table=_board_fragment(args, page, per_page, b=b, holders=holders,
                                                      picked=picked,
@@ -308,6 +321,7 @@ def generators_page(key: str, task: str, split: str):
     Query: mode (team|all), rank_by (board|unseen|seen|gap)."""
     mode = request.args.get("mode") or "team"
     rank_by = request.args.get("rank_by") or "board"
+    key = boards.resolve_key(lazy_session, key)
     view = gen_view.generator_view(lazy_session, benchmark_key=key, task=task, split=split,
                                    mode=mode, rank_by=rank_by)
     info = boards.benchmark_info(lazy_session, key)
@@ -320,7 +334,8 @@ def generators_page(key: str, task: str, split: str):
                           " by generator", fmt=fmt, lower=None, upper=None)
                if view["has_generators"] else "")
         return render_template("public/_generators.html", view=view, info=info, task=t,
-                               metric=m, fmt=fmt, mode=mode, svg=Markup(svg))
+                               metric=m, fmt=fmt, mode=mode, svg=Markup(svg),
+                               releases=boards.picker(lazy_session, key))
 
     body = Markup(boards.get_cache().get_or_compute(
         key, ("generators_page", task, split, mode, rank_by), compute))
@@ -333,6 +348,7 @@ def history_page(key: str, task: str, split: str):
     (issue 38; `leaderboard.server.boards.history`). Query: modality, slice (as the board)."""
     args = board_args(key, task, split)
     args.pop("mode")  # a history replays the "all submissions" board
+    key = args["benchmark_key"]
     h = board_history.board_history(lazy_session, **args)
     info = boards.benchmark_info(lazy_session, key)
     t = boards.task_of(info, task)
@@ -342,7 +358,8 @@ def history_page(key: str, task: str, split: str):
         svg = history_svg(h, title=f"{t.get('title') or task} ({split}): "
                                    f"{col.get('title', h['primary'])} over time")
         return render_template("public/_history.html", h=h, info=info, task=t, args=args,
-                               fmt=col.get("fmt", "num"), svg=Markup(svg))
+                               fmt=col.get("fmt", "num"), svg=Markup(svg),
+                               releases=boards.picker(lazy_session, key))
 
     body = Markup(boards.get_cache().get_or_compute(
         key, ("history_page", task, split, args["modality"], h["slice_key"]), compute))
@@ -449,7 +466,9 @@ def _placement(sub: Submission) -> list[dict]:
                 lambda: boards.placement(lazy_session, info, t, sub.split, sub.id, mode))
             if place is not None:
                 out.append({"task": t, "rank": place["rank"], "of": place["of"], "mode": mode,
-                            "url": url_for("public.board_page", key=info["key"], task=t["key"],
+                            "url": url_for("public.board_page",
+                                           key=boards.url_key(lazy_session, info["key"]),
+                                           task=t["key"],
                                            split=sub.split, mode=None if mode == "team"
                                            else mode)})
                 break
@@ -469,8 +488,9 @@ def _history_ranks(sub: Submission) -> list[dict]:
                                            submission_id=sub.id)
         if r is not None:
             out.append({"task": t, **r,
-                        "url": url_for("public.history_page", key=info["key"], task=t["key"],
-                                       split=sub.split)})
+                        "url": url_for("public.history_page",
+                                       key=boards.url_key(lazy_session, info["key"]),
+                                       task=t["key"], split=sub.split)})
     return out
 
 
@@ -478,7 +498,9 @@ def _history_ranks(sub: Submission) -> list[dict]:
 def submission_records(submission_id: int):
     sub, admin = _submission_or_404(submission_id)
     report = reports.submission_report(get_session(), sub, privileged=admin)
-    body = {"submission": {"id": sub.id, "benchmark": sub.benchmark.key, "split": sub.split,
+    body = {"submission": {"id": sub.id, "benchmark": sub.benchmark.key,
+                           "family": sub.benchmark.family or sub.benchmark.key,
+                           "release": sub.benchmark.release, "split": sub.split,
                            "method_name": sub.method_name, "status": sub.status,
                            "team": sub.team.name if sub.team else None},
             "parts": report["parts"], "records": report["records"]}

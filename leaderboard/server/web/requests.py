@@ -68,8 +68,11 @@ def page_args(*, default_per_page: int = PER_PAGE) -> tuple[int, int]:
 
 
 def board_args(key: str, task: str, split: str) -> dict:
-    """The board arguments a request asks for (shared by the HTML and JSON views)."""
-    return {"benchmark_key": key, "task": task, "split": split,
+    """The board arguments a request asks for (shared by the HTML and JSON views);
+    ``benchmark_key`` is the row key of the release ``key`` names (`boards.resolve_key`: a
+    family's name is its latest release)."""
+    return {"benchmark_key": _boards.resolve_key(lazy_session, key), "task": task,
+            "split": split,
             "modality": request.args.get("modality") or None,
             "slice_key": request.args.get("slice") or None,
             "mode": request.args.get("mode") or "team"}

@@ -22,7 +22,7 @@ from leaderboard.server.access import audit
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.db import get_session
 from leaderboard.server.errors import NotFound, ServiceError
-from leaderboard.server.services import benchmarks, submissions
+from leaderboard.server.services import benchmarks, releases, submissions
 from leaderboard.server.services.challenges.rules import selection_rules, set_selected
 from leaderboard.server.services.challenges.timeline import get_challenge
 from leaderboard.server.services.eligibility import submit_menu
@@ -44,6 +44,13 @@ def _challenge_or_none(session, key: str):
         return get_challenge(session, key[:64])
     except NotFound:
         return None
+
+
+def _selected(session, key: str) -> str:
+    """The menu entry ``?benchmark=`` picks: the row key of the release it names (a family's
+    name: its latest release, the one the menu offers)."""
+    bench = releases.resolve(session, key[:64]) if key else None
+    return bench.key if bench is not None else key
 
 
 @bp.get("/submit")
@@ -69,7 +76,7 @@ def form():
                            if entry is not None or wanted_ch is not None
                            else url_for("challenges.index"),
                            entry_bench=entry_bench,
-                           selected=request.args.get("benchmark", ""),
+                           selected=_selected(session, request.args.get("benchmark", "")),
                            max_mb=current_app.config["MAX_UPLOAD_MB"],
                            idempotency_key=secrets.token_urlsafe(24))
 

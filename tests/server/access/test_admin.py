@@ -79,9 +79,10 @@ def test_import_pack_from_a_server_path(world, demo_packs, app, tmp_path):
     admin.post("/admin/benchmarks/import", data={"path": "/nonexistent/pack"})
     assert "loki" not in {b for b in _keys(app)}
     # only under PACK_ROOTS: the demo packs' folder is not one until configured
-    admin.post("/admin/benchmarks/import", data={"path": str(demo_packs["loki"])})
-    assert "is not inside a folder packs may be read from" in \
-        admin.get("/admin/benchmarks").get_data(as_text=True)
+    # a refused import answers the benchmarks page with the reason and the error's status
+    resp = admin.post("/admin/benchmarks/import", data={"path": str(demo_packs["loki"])})
+    assert resp.status_code == 403
+    assert "is not inside a folder packs may be read from" in resp.get_data(as_text=True)
     assert "loki" not in _keys(app)
     app.config["PACK_ROOTS"] = [str(demo_packs["loki"].parent.resolve())]
     assert admin.post("/admin/benchmarks/import",
@@ -98,9 +99,9 @@ def test_import_refuses_links_out_of_pack_roots(world, demo_packs, app, tmp_path
     (pack / "media" / "leak.png").symlink_to(secret)
     app.config["PACK_ROOTS"] = [str((tmp_path / "roots").resolve())]
     admin = world.client("admin")
-    admin.post("/admin/benchmarks/import", data={"path": str(pack)})
-    assert "links outside the folders packs may be read from" in \
-        admin.get("/admin/benchmarks").get_data(as_text=True)
+    resp = admin.post("/admin/benchmarks/import", data={"path": str(pack)})
+    assert resp.status_code == 403
+    assert "links outside the folders packs may be read from" in resp.get_data(as_text=True)
     assert "loki" not in _keys(app)
     assert not list(Path(app.config["DATA_DIR"]).rglob("leak.png"))
 

@@ -15,8 +15,8 @@ from sqlalchemy import select
 from leaderboard.server.boards import modality_ledger
 from leaderboard.server.boards import service as boards
 from leaderboard.server.boards.normalise import chance_level, normalise
-from leaderboard.server.models import Benchmark
 from leaderboard.server.models.standings import ModalityStanding
+from leaderboard.server.services import releases
 
 from .conftest import METRICS
 
@@ -176,7 +176,8 @@ def _reference(session, key):
     """The rule applied to every column's board built from the score rows (no standings)."""
     modality, kind, split = key
     cols = []
-    for bench in session.scalars(select(Benchmark).order_by(Benchmark.key)):
+    # the latest release of each benchmark only (issue 37)
+    for bench in sorted(releases.latest_releases(session), key=lambda b: b.key):
         info = boards._info_of(bench)
         if split not in info["splits"]:
             continue
@@ -185,7 +186,7 @@ def _reference(session, key):
                 b = boards.compute_board_full(session, info, t, split, modality=modality,
                                               wanted={}, mode="team")
                 spec = info["metrics"][t["headline"]]
-                chance, _ = chance_level(info["key"], t, t["headline"], spec)
+                chance, _ = chance_level(info["family"], t, t["headline"], spec)
                 col = {"chance": chance, "perfect": modality_ledger.perfect_value(spec)}
                 cols.append((f"{info['key']}/{t['key']}", t["headline"], col, b["rows"]))
     table: dict = {}

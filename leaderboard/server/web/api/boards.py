@@ -35,8 +35,8 @@ from leaderboard.server.web.requests import (
     tools_args,
 )
 
-_PUBLIC_INFO = ("key", "title", "version", "tasks", "modalities", "splits", "metrics",
-                "private_revealed", "submissions_open", "generators")
+_PUBLIC_INFO = ("key", "family", "release", "title", "version", "tasks", "modalities", "splits",
+                "metrics", "private_revealed", "submissions_open", "generators")
 
 
 def _public(info: dict) -> dict:
@@ -49,20 +49,41 @@ def _json(body: str) -> Response:
 
 @bp.get("/benchmarks")
 def list_benchmarks():
-    """Every benchmark: tasks, modalities, splits and metric declarations."""
+    """Every benchmark (its latest release, one entry per family): tasks, modalities,
+    splits and metric declarations, and the URL of its list of releases."""
     infos = boards.list_benchmark_infos(lazy_session)
-    return jsonify({"benchmarks": [_public(i) for i in infos]})
+    return jsonify({"benchmarks": [
+        {**_public(i), "releases": url_for("api.benchmark_releases", family=i["family"])}
+        for i in infos]})
 
 
 @bp.get("/benchmarks/<key>")
 def get_benchmark(key: str):
-    """One benchmark with the URL of each of its boards."""
-    info = boards.benchmark_info(lazy_session, key)
+    """One benchmark release with the URL of each of its boards: a family's name gives its
+    latest release, ``<family>-v<N>`` release N (the boards' URLs name that release)."""
+    row = boards.resolve_key(lazy_session, key)
+    info = boards.benchmark_info(lazy_session, row)
+    key = boards.url_key(lazy_session, row)
     links = [{"task": t["key"], "split": s,
               "url": url_for("api.board_json", key=key, task=t["key"], split=s),
               "csv": url_for("api.board_csv", key=key, task=t["key"], split=s)}
              for t in info["tasks"] for s in info["splits"]]
-    return jsonify({**_public(info), "boards": links})
+    return jsonify({**_public(info), "boards": links,
+                    "releases": url_for("api.benchmark_releases", family=info["family"])})
+
+
+@bp.get("/benchmarks/<family>/releases")
+def benchmark_releases(family: str):
+    """Every release of a benchmark family, oldest first (issue 37): ``benchmark`` (the
+    release's key), ``release``, ``version``, ``released_at``, ``latest``, ``url_key`` (the
+    key that names this release in URLs) and per split its item count and the pack digests a
+    receipt commits to (``pack``: digest, benchmark_yaml, items). ``family`` may also be
+    any release's key: the list is its family's."""
+    row = boards.resolve_key(lazy_session, family)
+    name = boards.release_of(lazy_session, row)["family"]
+    rels = boards.family_releases(lazy_session, name, digests=True)
+    return jsonify({"family": name, "latest": rels[-1]["release"], "releases": [
+        {**r, "url": url_for("api.get_benchmark", key=r["url_key"])} for r in rels]})
 
 
 @bp.get("/boards/<key>/<task>/<split>")
@@ -76,6 +97,7 @@ def board_json(key: str, task: str, split: str):
     args = board_args(key, task, split)
     if request.args.get("rank_by") in ("unseen", "seen", "gap"):
         # ranked by a generator score (issue 37): the generators view holds that ranking
+        key = boards.url_key(lazy_session, args["benchmark_key"])
         return redirect(url_for("api.generators_json", key=key, task=task, split=split,
                                 mode=args["mode"], rank_by=request.args["rank_by"]))
     page, per_page = page_args()
@@ -85,20 +107,23 @@ def board_json(key: str, task: str, split: str):
 
     def compute() -> str:
         body = {k: v for k, v in b.items() if k not in ("ranked", "baselines")}
-        return json.dumps(body)
+        # the release it is (issue 37): the row key, its family and number
+        return json.dumps({**body, **boards.release_of(lazy_session, args["benchmark_key"])})
 
     if b.get("filtered"):  # filtered from the cached every-row read; not cached itself
         return _json(compute())
 
     cache_key = ("board_json", task, split, args["modality"], b["slice_key"], args["mode"],
                  page, per_page)
-    return _json(boards.get_cache().get_or_compute(key, cache_key, compute))
+    return _json(boards.get_cache().get_or_compute(args["benchmark_key"], cache_key, compute))
 
 
 def _generator_view(key: str, task: str, split: str) -> dict:
-    return gen_view.generator_view(lazy_session, benchmark_key=key, task=task, split=split,
+    row = boards.resolve_key(lazy_session, key)
+    view = gen_view.generator_view(lazy_session, benchmark_key=row, task=task, split=split,
                                    mode=request.args.get("mode") or "team",
                                    rank_by=request.args.get("rank_by") or "board")
+    return {**view, **boards.release_of(lazy_session, row)}
 
 
 @bp.get("/boards/<key>/<task>/<split>/generators")
@@ -115,6 +140,8 @@ def generators_csv(key: str, task: str, split: str):
     """The same numbers as CSV, one line per number: ``what`` is seen, unseen, gap or cell
     (then ``generator`` names it). Query as the JSON."""
     view = _generator_view(key, task, split)
+    rel = boards.release_of(lazy_session, view["benchmark"])
+    tail = [rel["benchmark"], rel["family"], rel["release"]]
     dates = {g["key"]: g["date"] for g in view["generators"]}
     lines = []
     for r in view["rows"]:
@@ -124,21 +151,25 @@ def generators_csv(key: str, task: str, split: str):
             s = r[what]
             if s is not None:
                 lines.append(head + [what, "", "", "", s["value"], s["ci_low"], s["ci_high"],
-                                     "" if s["n"] is None else s["n"]])
+                                     "" if s["n"] is None else s["n"]] + tail)
         for c in r["cells"]:
             lines.append(head + ["cell", c["generator"], dates.get(c["generator"]) or "",
-                                 int(c["unseen"]), c["value"], c["ci_low"], c["ci_high"], c["n"]])
+                                 int(c["unseen"]), c["value"], c["ci_low"], c["ci_high"], c["n"]]
+                         + tail)
     header = ["submission_id", "team", "method", "submitted_at", "unseen_rank", "what",
-              "generator", "generator_date", "unseen", "value", "ci_low", "ci_high", "n"]
+              "generator", "generator_date", "unseen", "value", "ci_low", "ci_high", "n",
+              "benchmark", "family", "release"]
     return Response(to_csv(lines, header=header), mimetype="text/csv", headers={
-        "Content-Disposition": f'attachment; filename="{key}-{task}-{split}-generators.csv"'})
+        "Content-Disposition":
+            f'attachment; filename="{rel["benchmark"]}-{task}-{split}-generators.csv"'})
 
 
 def _history(key: str, task: str, split: str) -> dict:
     args = board_args(key, task, split)
     args.pop("mode")  # a history replays the "all submissions" board (boards/history.py)
     h = board_history.board_history(lazy_session, **args)
-    return {k: v for k, v in h.items() if k != "ranks"}
+    return {**{k: v for k, v in h.items() if k != "ranks"},
+            **boards.release_of(lazy_session, args["benchmark_key"])}
 
 
 @bp.get("/boards/<key>/<task>/<split>/history")
@@ -152,9 +183,13 @@ def history_json(key: str, task: str, split: str):
 @bp.get("/boards/<key>/<task>/<split>/history.csv")
 def history_csv(key: str, task: str, split: str):
     """The same steps as CSV, one line per step (``series`` best or team)."""
-    rows = list(board_history.history_csv_rows(_history(key, task, split)))
-    return Response(to_csv(rows[1:], header=rows[0]), mimetype="text/csv", headers={
-        "Content-Disposition": f'attachment; filename="{key}-{task}-{split}-history.csv"'})
+    h = _history(key, task, split)
+    rows = list(board_history.history_csv_rows(h))
+    tail = [h["benchmark"], h["family"], h["release"]]
+    return Response(to_csv([r + tail for r in rows[1:]],
+                           header=rows[0] + ["benchmark", "family", "release"]),
+                    mimetype="text/csv", headers={"Content-Disposition":
+                    f'attachment; filename="{h["benchmark"]}-{task}-{split}-history.csv"'})
 
 
 #: rows a CSV export reads per query (and writes per piece of the stream)
@@ -183,6 +218,9 @@ def board_csv(key: str, task: str, split: str):
         header += [c["metric"], f"{c['metric']}_ci_low", f"{c['metric']}_ci_high",
                    f"{c['metric']}_n"]
     header += ["rank_lo", "rank_hi", "tied_first"]  # the 95% rank interval (issue 14)
+    header += ["benchmark", "family", "release"]  # the release (issue 37)
+    rel = boards.release_of(lazy_session, args["benchmark_key"])
+    tail = [rel["benchmark"], rel["family"], rel["release"]]
     intervals = {r["submission_id"]: r["rank_interval"] for r in top["rows"]
                  if r.get("rank_interval")}
 
@@ -195,14 +233,15 @@ def board_csv(key: str, task: str, split: str):
             row += [v["value"], v["ci_low"], v["ci_high"], v["n"]]
         iv = intervals.get(r["submission_id"])
         return row + ([iv["lo"], f"{iv['hi']}+" if iv["open_end"] else iv["hi"],
-                       int(iv["tied_first"])] if iv else ["", "", ""])
+                       int(iv["tied_first"])] if iv else ["", "", ""]) + tail
 
     rows = boards.board_rows(lazy_session, **args, chunk=CSV_CHUNK)
     if tools.resorts(top):
         rows = iter(apply_tools(tools, top, rows))
     elif tools.filters:
         rows = (r for r in rows if keep(tools, r))  # filters only: still streamed
-    name = "-".join(filter(None, [key, task, split, args["modality"], args["mode"]]))
+    name = "-".join(filter(None, [args["benchmark_key"], task, split, args["modality"],
+                                  args["mode"]]))
     return _csv_response(rows, line, header, name)
 
 
@@ -315,6 +354,7 @@ def index():
         "resources": {
             "benchmarks": url_for("api.list_benchmarks"),
             "benchmark": "/api/v1/benchmarks/{key}",
+            "releases": "/api/v1/benchmarks/{family}/releases",
             "board": "/api/v1/boards/{key}/{task}/{split}",
             "board_csv": "/api/v1/boards/{key}/{task}/{split}.csv",
             "modalities": url_for("api.list_modalities"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from flask import jsonify, request
 
+from leaderboard.server.boards import service as boards
 from leaderboard.server.db import get_session
 from leaderboard.server.errors import ServiceError
 from leaderboard.server.services import compare as svc
@@ -21,5 +22,7 @@ def compare_json(key: str, split: str):
     a, b = request.args.get("a"), request.args.get("b")
     if not a or not b:
         raise ServiceError("give both submissions: ?a=<id>&b=<id>")
-    return jsonify(svc.compare(get_session(), benchmark_key=key, split=split, a=a, b=b,
-                               viewer=api_user(required=False), run=off_loop))
+    key = boards.resolve_key(get_session(), key)  # a family: its latest release
+    return jsonify({**svc.compare(get_session(), benchmark_key=key, split=split, a=a, b=b,
+                                  viewer=api_user(required=False), run=off_loop),
+                    **boards.release_of(get_session(), key)})

@@ -270,7 +270,12 @@ SCHEMAS = {
         "fmt": {"enum": ["pct", "num", "signed"]}, "lower": _NULLABLE_NUM,
         "upper": _NULLABLE_NUM}},
     "Benchmark": {"type": "object", "properties": {
-        "key": {"type": "string"}, "title": {"type": "string"}, "version": {"type": "string"},
+        "key": {"type": "string", "description": "the release's own key (<family>-v<N> from "
+                                                  "release 2 on)"},
+        "family": {"type": "string", "description": "the benchmark's name: asking for it "
+                                                     "gives the latest release"},
+        "release": {"type": "integer", "minimum": 1},
+        "title": {"type": "string"}, "version": {"type": "string"},
         "tasks": {"type": "array", "items": _ref("Task")},
         "modalities": {"type": "array", "items": {"type": "string"}},
         "splits": {"type": "array", "items": {"type": "string"}},
@@ -295,7 +300,9 @@ SCHEMAS = {
         "selected": {"type": "boolean"}, "disqualified_reason": {"type": ["string", "null"]},
         "values": {"type": "object", "additionalProperties": _ref("Cell")}}},
     "Board": {"type": "object", "properties": {
-        "benchmark": {"type": "string"}, "task": _ref("Task"), "split": {"type": "string"},
+        "benchmark": {"type": "string"}, "family": {"type": "string"},
+        "release": {"type": "integer", "minimum": 1},
+        "task": _ref("Task"), "split": {"type": "string"},
         "part": {"enum": ["all", "public", "private"]}, "modality": {"type": ["string", "null"]},
         "slice_key": {"type": "string"}, "slices": {"type": "array",
                                                     "items": {"type": "string"}},
