@@ -103,35 +103,48 @@ def _generator_view(key: str, task: str, split: str) -> dict:
 
 @bp.get("/boards/<key>/<task>/<split>/generators")
 def generators_json(key: str, task: str, split: str):
-    """Seen and unseen generators and the detectors x generators matrix of a board (issue 37):
-    per row its ``seen``, ``unseen`` and ``gap`` ({value, ci_low, ci_high, n}), ``unseen_rank``
-    and one cell per generator (``generators``, by date). Query: mode (team|all), rank_by
-    (board|unseen|seen|gap: the row order)."""
-    return jsonify(_generator_view(key, task, split))
+    """Seen and unseen generators and the detectors x generators matrix of a board (issue 37),
+    one page of rows as the board's JSON: per row its ``seen``, ``unseen`` and ``gap``
+    ({value, ci_low, ci_high, n}), ``unseen_rank`` (over every row) and one cell per generator
+    (``generators``, by date); ``page``, ``per_page``, ``total``, ``pages``. Query: mode
+    (team|all), rank_by (board|unseen|seen|gap: the row order, across every row), page,
+    per_page (default 20, at most 500). The CSV has every row."""
+    mode = request.args.get("mode") or "team"
+    rank_by = request.args.get("rank_by") or "board"
+    page, per_page = page_args(default_per_page=gen_view.PER_PAGE)
+    gen_view.check_args(lazy_session, benchmark_key=key, task=task, split=split, mode=mode,
+                        rank_by=rank_by)
+
+    def compute() -> str:
+        return json.dumps(gen_view.view_page(_generator_view(key, task, split), page, per_page))
+
+    return _json(boards.get_cache().get_or_compute(
+        key, ("generators_json", task, split, mode, rank_by, page, per_page), compute))
 
 
 @bp.get("/boards/<key>/<task>/<split>/generators.csv")
 def generators_csv(key: str, task: str, split: str):
-    """The same numbers as CSV, one line per number: ``what`` is seen, unseen, gap or cell
-    (then ``generator`` names it). Query as the JSON."""
+    """Every row's numbers as CSV, one line per number: ``what`` is seen, unseen, gap or cell
+    (then ``generator`` names it). Query: mode, rank_by (as the JSON). Streamed."""
     view = _generator_view(key, task, split)
     dates = {g["key"]: g["date"] for g in view["generators"]}
-    lines = []
-    for r in view["rows"]:
-        head = [r["submission_id"], r["team"]["name"], r["method_name"], r["created_at"],
-                r["unseen_rank"]]
-        for what in ("seen", "unseen", "gap"):
-            s = r[what]
-            if s is not None:
-                lines.append(head + [what, "", "", "", s["value"], s["ci_low"], s["ci_high"],
-                                     "" if s["n"] is None else s["n"]])
-        for c in r["cells"]:
-            lines.append(head + ["cell", c["generator"], dates.get(c["generator"]) or "",
-                                 int(c["unseen"]), c["value"], c["ci_low"], c["ci_high"], c["n"]])
+
+    def lines():
+        for r in view["rows"]:
+            head = [r["submission_id"], r["team"]["name"], r["method_name"], r["created_at"],
+                    r["unseen_rank"]]
+            for what in ("seen", "unseen", "gap"):
+                s = r[what]
+                if s is not None:
+                    yield head + [what, "", "", "", s["value"], s["ci_low"], s["ci_high"],
+                                  "" if s["n"] is None else s["n"]]
+            for c in r["cells"]:
+                yield head + ["cell", c["generator"], dates.get(c["generator"]) or "",
+                              int(c["unseen"]), c["value"], c["ci_low"], c["ci_high"], c["n"]]
+
     header = ["submission_id", "team", "method", "submitted_at", "unseen_rank", "what",
               "generator", "generator_date", "unseen", "value", "ci_low", "ci_high", "n"]
-    return Response(to_csv(lines, header=header), mimetype="text/csv", headers={
-        "Content-Disposition": f'attachment; filename="{key}-{task}-{split}-generators.csv"'})
+    return _csv_response(lines(), lambda line: line, header, f"{key}-{task}-{split}-generators")
 
 
 def _history(key: str, task: str, split: str) -> dict:
