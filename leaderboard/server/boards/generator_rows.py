@@ -55,12 +55,18 @@ def outcome_stamp(outcome_path: Path) -> str | None:
     return f"{st.st_ino}-{st.st_size}-{st.st_mtime_ns}"
 
 
-def key_of(*, part: str, task: str, metric: str, table: list[dict], made: str) -> str:
-    """The entry's key: everything but the outcome file a row's numbers depend on."""
-    h = hashlib.blake2s(digest_size=12)
-    h.update(json.dumps([VERSION, part, task, metric, made,
-                         sorted(json.dumps(g, sort_keys=True) for g in table)]).encode())
-    return h.hexdigest()
+def table_digest(table: list[dict]) -> str:
+    """A digest of a benchmark's generators table (keys, names, dates: the columns' order and
+    the seen/unseen split)."""
+    return hashlib.blake2s(json.dumps(sorted(json.dumps(g, sort_keys=True) for g in table))
+                           .encode(), digest_size=12).hexdigest()
+
+
+def key_of(*, part: str, task: str, metric: str, table: str, made: str) -> str:
+    """The entry's key: everything but the outcome file a row's numbers depend on (``table``:
+    its `table_digest`)."""
+    return hashlib.blake2s(json.dumps([VERSION, part, task, metric, made, table]).encode(),
+                           digest_size=12).hexdigest()
 
 
 def get(data_dir, submission_id: int, stamp: str, key: str) -> dict | None:

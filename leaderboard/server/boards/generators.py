@@ -36,7 +36,7 @@ from leaderboard.core import paired
 from leaderboard.core.outcomes import Outcome, combine, evaluate
 from leaderboard.core.rank_intervals import N_RESAMPLES, SEED, stratified_weights, stratum_sums
 from leaderboard.server.boards import generator_rows, intervals
-from leaderboard.server.boards.board import board
+from leaderboard.server.boards.board import compute_board
 from leaderboard.server.boards.cache import get_cache
 from leaderboard.server.boards.meta import MODES, benchmark_info, task_of
 from leaderboard.server.errors import NotFound, ServiceError
@@ -50,9 +50,10 @@ RANK_BY = ("board", "unseen", "seen", "gap")
 #: board rows (in board order) that get numbers: a cold view of a VCT²-sized board costs about
 #: 0.13 s per row (docs/performance.md), so a long board's tail shows none, as rank intervals do
 TOP_ROWS = 200
-#: rows per page of the matrix page and its JSON (40 generators: a cell is two table rows'
-#: and an SVG group's worth of HTML, so 50 rows would be a 1.5 MB page)
-PER_PAGE = 20
+#: rows per page of the matrix page (its JSON pages as the board's, 50): with 40 generators a
+#: row is 40 cells, each a table row and an SVG group (about 0.5 KB), so 10 rows are ~0.2 MB
+#: (issue 37's warm target is bound by the page's bytes: docs/performance.md)
+PER_PAGE = 10
 #: resamples per chunk of the bootstrap (bounds the weight matrix, as rank intervals do)
 CHUNK = 50
 
@@ -195,11 +196,13 @@ def generator_view(session: Session, *, benchmark_key: str, task: str, split: st
     the columns, by date. ServiceError names a bad ``rank_by``; NotFound a bad board."""
     info, t = check_args(session, benchmark_key=benchmark_key, task=task, split=split,
                          mode=mode, rank_by=rank_by)
-    page = board(session, benchmark_key=benchmark_key, task=task, split=split, mode=mode,
-                 per_page=None)
-    key = ("generators", task, split, mode)
-    view = get_cache().get_or_compute(benchmark_key, key,
-                                      lambda: _compute(session, info, t, split, page))
+    def compute():
+        # every row of the board, read only when the view is computed, and without the rank
+        # intervals a board page adds (the view shows none; they read 100 outcome files)
+        rows = compute_board(session, info, t, split, modality=None, wanted={}, mode=mode)
+        return _compute(session, info, t, split, rows)
+
+    view = get_cache().get_or_compute(benchmark_key, ("generators", task, split, mode), compute)
     return _ranked(view, rank_by)
 
 
@@ -244,25 +247,31 @@ def _compute(session: Session, info: dict, task: dict, split: str, page: dict) -
     top = [r for r in page["rows"][:TOP_ROWS] if not r.get("disqualified_reason")]
     made = made_at(session, {r["submission_id"]: r["created_at"] for r in top})
     directory = intervals.data_dir()
+    table = generator_rows.table_digest(info.get("generators", []))
     found = {}
     for r in top:
         sid = r["submission_id"]
         entry = row_entry(directory, sid, part=page["part"], task=task["key"], metric=metric,
-                          table=info.get("generators", []), made=made_day(made[sid]))
+                          table=info.get("generators", []), made=made_day(made[sid]),
+                          digest=table)
         if entry is not None:
             found[sid] = entry
     present = {g for e in found.values() for g in e["generators"]}
     # only the generators some row's items name: a dated one without items has no column
     gens = [g for g in ordered_generators(info, present) if g["key"] in present]
-    rows = []
+    rows, later = [], {}
     for r in page["rows"]:
         e = found.get(r["submission_id"])
         base = {"submission_id": r["submission_id"], "rank": r["rank"], "team": r["team"],
                 "method_name": r["method_name"], "created_at": r["created_at"],
                 "is_baseline": r["is_baseline"], "baseline_kind": r.get("baseline_kind"),
                 "headline": r["values"].get(metric, {}).get("value")}
-        nums = None if e is None or e["numbers"] is None else \
-            expand(e["numbers"], gens, made_day(made[r["submission_id"]]))
+        nums = None
+        if e is not None and e["numbers"] is not None:
+            day = made_day(made[r["submission_id"]])
+            if day not in later:
+                later[day] = later_than(gens, day)
+            nums = expand(e["numbers"], gens, day, later=later[day])
         rows.append({**base, **(nums or {"cells": [], "seen": None, "unseen": None,
                                          "gap": None, "seen_generators": [],
                                          "unseen_generators": []})})
@@ -273,16 +282,18 @@ def _compute(session: Session, info: dict, task: dict, split: str, page: dict) -
 
 
 def row_entry(directory, submission_id: int, *, part: str, task: str, metric: str,
-              table: list[dict], made: dt.date) -> dict | None:
+              table: list[dict], made: dt.date, digest: str | None = None) -> dict | None:
     """A row's stored numbers (`generator_rows`), computed and stored when missing: None when
     the submission has no usable outcome (none stored, another metric, not the whole task, or
     no generators recorded); else {"generators": the outcome's generator keys, "numbers":
     `row_numbers` over its own generators (None when that failed: logged, not stored)}.
-    Always computed from the stored outcome file (what every later read sees)."""
+    Always computed from the stored outcome file (what every later read sees). ``digest``:
+    `generator_rows.table_digest` of ``table`` when the caller asks for many rows."""
     stamp = generator_rows.outcome_stamp(outcome_store.path_of(directory, submission_id))
     if stamp is None:
         return None
-    key = generator_rows.key_of(part=part, task=task, metric=metric, table=table,
+    key = generator_rows.key_of(part=part, task=task, metric=metric,
+                                table=digest or generator_rows.table_digest(table),
                                 made=made.isoformat())
     entry = generator_rows.get(directory, submission_id, stamp, key)
     if entry is not None:
@@ -303,18 +314,24 @@ def row_entry(directory, submission_id: int, *, part: str, task: str, metric: st
     return entry
 
 
-def expand(numbers: dict, gens: list[dict], made: dt.date) -> dict:
+def expand(numbers: dict, gens: list[dict], made: dt.date, *,
+           later: set[str] | None = None) -> dict:
     """A row's numbers over its own generators (`row_entry`) as `row_numbers` returns them over
     the view's columns ``gens`` (a superset): a column the row has no items of gets the empty
     cell `row_numbers` gives it. The same numbers: a row's bootstrap draws and groups do not
-    depend on the other columns."""
-    later = {g["key"] for g in gens
-             if g["date"] is not None and dt.date.fromisoformat(g["date"]) > made}
+    depend on the other columns. ``later``: `later_than` (``gens``, ``made``), when known."""
+    later = later_than(gens, made) if later is None else later
     mine = {c["generator"]: c for c in numbers["cells"]}
     cells = [mine.get(g["key"]) or {"generator": g["key"], "unseen": g["key"] in later,
                                     "value": None, "ci_low": None, "ci_high": None, "n": 0}
              for g in gens]
     return {**numbers, "cells": cells}
+
+
+def later_than(gens: list[dict], made: dt.date) -> set[str]:
+    """The keys of ``gens`` made public after ``made`` (unseen by a row made then)."""
+    return {g["key"] for g in gens
+            if g["date"] is not None and dt.date.fromisoformat(g["date"]) > made}
 
 
 def prepare_rows(session: Session, *, benchmark_key: str, submission_id: int, created_at: str,

@@ -108,10 +108,10 @@ def generators_json(key: str, task: str, split: str):
     ({value, ci_low, ci_high, n}), ``unseen_rank`` (over every row) and one cell per generator
     (``generators``, by date); ``page``, ``per_page``, ``total``, ``pages``. Query: mode
     (team|all), rank_by (board|unseen|seen|gap: the row order, across every row), page,
-    per_page (default 20, at most 500). The CSV has every row."""
+    per_page (default 50, at most 500, as the board's). The CSV has every row."""
     mode = request.args.get("mode") or "team"
     rank_by = request.args.get("rank_by") or "board"
-    page, per_page = page_args(default_per_page=gen_view.PER_PAGE)
+    page, per_page = page_args()
     gen_view.check_args(lazy_session, benchmark_key=key, task=task, split=split, mode=mode,
                         rank_by=rank_by)
 
