@@ -5,7 +5,8 @@ its cells, seen, unseen and gap with their bootstrap CIs) depends only on the su
 outcome file, the benchmark's generators table and the day the row counts as made; not on the
 other rows of the board. So it is computed once per
 
-    (submission, part, task, headline metric, generators table, made day, code version)
+    (submission, part, task, headline metric, generators table, made day, outcome format,
+     bootstrap settings, code version)
 
 and kept in ``<DATA_DIR>/generator_rows/<submission id>.json`` (one small JSON object per
 submission, every key it was asked for), stamped with the outcome file's identity (inode,
@@ -62,11 +63,11 @@ def table_digest(table: list[dict]) -> str:
                            .encode(), digest_size=12).hexdigest()
 
 
-def key_of(*, part: str, task: str, metric: str, table: str, made: str) -> str:
+def key_of(*, part: str, task: str, metric: str, table: str, made: str, method: str) -> str:
     """The entry's key: everything but the outcome file a row's numbers depend on (``table``:
-    its `table_digest`)."""
-    return hashlib.blake2s(json.dumps([VERSION, part, task, metric, made, table]).encode(),
-                           digest_size=12).hexdigest()
+    its `table_digest`; ``method``: the outcome format and bootstrap settings)."""
+    return hashlib.blake2s(json.dumps([VERSION, part, task, metric, made, table, method])
+                           .encode(), digest_size=12).hexdigest()
 
 
 def get(data_dir, submission_id: int, stamp: str, key: str) -> dict | None:

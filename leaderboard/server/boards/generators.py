@@ -33,7 +33,7 @@ import numpy as np
 from sqlalchemy.orm import Session
 
 from leaderboard.core import paired
-from leaderboard.core.outcomes import Outcome, combine, evaluate
+from leaderboard.core.outcomes import FORMAT_VERSION, Outcome, combine, evaluate
 from leaderboard.core.rank_intervals import N_RESAMPLES, SEED, stratified_weights, stratum_sums
 from leaderboard.server.boards import generator_rows, intervals
 from leaderboard.server.boards.board import compute_board
@@ -196,6 +196,7 @@ def generator_view(session: Session, *, benchmark_key: str, task: str, split: st
     the columns, by date. ServiceError names a bad ``rank_by``; NotFound a bad board."""
     info, t = check_args(session, benchmark_key=benchmark_key, task=task, split=split,
                          mode=mode, rank_by=rank_by)
+
     def compute():
         # every row of the board, read only when the view is computed, and without the rank
         # intervals a board page adds (the view shows none; they read 100 outcome files)
@@ -294,7 +295,8 @@ def row_entry(directory, submission_id: int, *, part: str, task: str, metric: st
         return None
     key = generator_rows.key_of(part=part, task=task, metric=metric,
                                 table=digest or generator_rows.table_digest(table),
-                                made=made.isoformat())
+                                made=made.isoformat(),
+                                method=f"{FORMAT_VERSION}/{N_RESAMPLES}/{SEED}/{MIN_ITEMS}")
     entry = generator_rows.get(directory, submission_id, stamp, key)
     if entry is not None:
         return entry if entry["usable"] else None
@@ -322,10 +324,14 @@ def expand(numbers: dict, gens: list[dict], made: dt.date, *,
     depend on the other columns. ``later``: `later_than` (``gens``, ``made``), when known."""
     later = later_than(gens, made) if later is None else later
     mine = {c["generator"]: c for c in numbers["cells"]}
-    cells = [mine.get(g["key"]) or {"generator": g["key"], "unseen": g["key"] in later,
-                                    "value": None, "ci_low": None, "ci_high": None, "n": 0}
+    # copies: the stored entry is shared by every view this process builds from it
+    cells = [dict(mine[g["key"]]) if g["key"] in mine else
+             {"generator": g["key"], "unseen": g["key"] in later, "value": None,
+              "ci_low": None, "ci_high": None, "n": 0}
              for g in gens]
-    return {**numbers, "cells": cells}
+    rest = {k: dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v
+            for k, v in numbers.items() if k != "cells"}
+    return {**rest, "cells": cells}
 
 
 def later_than(gens: list[dict], made: dt.date) -> set[str]:
