@@ -207,10 +207,13 @@ def prepare_rows(app, key: str) -> dict:
             "load_average_1m": round(os.getloadavg()[0], 2)}
 
 
-def add_submission(app, key: str, *, reals: int, per_gen: int, seed: int) -> dict:
+def add_submission(app, key: str, *, reals: int, per_gen: int, seed: int,
+                   warm: bool = False) -> dict:
     """A new scored submission on benchmark ``key`` as the scoring job leaves it: its row and
     scores committed (the standings hook updates the board), its outcome file written, its
-    matrix rows prepared (timed), the benchmark's boards invalidated."""
+    matrix rows prepared (timed), the benchmark's boards invalidated; with ``warm`` (a shared
+    cache only) also the job's warm of the pages readers ask for (`jobs/board_warm.py`, timed),
+    as a worker with an empty queue does."""
     from sqlalchemy import select
 
     from leaderboard.core.outcomes import Outcome
@@ -256,8 +259,15 @@ def add_submission(app, key: str, *, reals: int, per_gen: int, seed: int) -> dic
                                   directory=app.config["DATA_DIR"])
         prepared = time.perf_counter() - t
         invalidate_boards(key)
-    return {"step": "new submission scored", "submission_id": sid,
-            "rows_prepared_ms": round(1000 * prepared, 1)}
+        out = {"step": "new submission scored", "submission_id": sid,
+               "rows_prepared_ms": round(1000 * prepared, 1)}
+        if warm:
+            from leaderboard.server.jobs import board_warm
+
+            t = time.perf_counter()
+            out["pages_warmed"] = board_warm.warm(sid, key, every_s=False)
+            out["warm_ms"] = round(1000 * (time.perf_counter() - t), 1)
+    return out
 
 
 def get(port: int, path: str) -> tuple[float, int, bytes]:
@@ -354,6 +364,13 @@ def main(argv=None) -> int:
             settle()
             cold("matrix_page after a new submission", matrix, shows=added["submission_id"],
                  target_cold_ms=200, round=i + 1)
+        for i in range(args.rounds if args.redis_url else 0):
+            added = add_submission(app, latest, reals=args.reals, per_gen=args.per_generator,
+                                   seed=args.seed + 100 + i, warm=True)
+            print(json.dumps(added), flush=True)
+            settle()
+            cold("matrix_page after a new submission and the job's warm", matrix,
+                 shows=added["submission_id"], target_cold_ms=200, round=i + 1)
         for i in range(args.rounds):
             with app.app_context():
                 invalidate_boards(latest)

@@ -197,3 +197,9 @@ def test_paged_matrix_from_stored_rows(app, client, scored, monkeypatch):
     lines = list(csv.DictReader(io.StringIO(client.get(API + ".csv").get_data(as_text=True))))
     assert {int(line["submission_id"]) for line in lines} == set(scored["sids"].values())
     assert client.get(PAGE + "?page=0").status_code == 400
+    # a scoring worker with a shared cache warms the matrix page with the boards
+    from leaderboard.server.jobs import board_warm
+
+    with app.app_context(), app.extensions["lb_db"].scope() as s:
+        paths = board_warm.pages_of(s, scored["sids"]["forgets-new"], "uniaidet")
+    assert PAGE in paths
