@@ -13,11 +13,18 @@ test split's public-part scores and a per-item outcome file (reals plus ``--per-
 fakes per generator of its release, 0/1 outcomes from a per-detector skill that decays on the
 generators made public after it), then the standings are built in one pass.
 
-Then ``gunicorn -w 2`` on 127.0.0.1 and, per URL, one cold request (the first read after a
-change: the computation) and ``wrk`` on the warm (cached) URL:
+Then the step the scoring job adds per submission since the matrix was paged (issue 37): its rows
+of the detectors x generators matrix (`generators.prepare_rows`, bootstrapped once and stored),
+for every submission of the measured (latest) release, timed. Then ``gunicorn -w 2`` on
+127.0.0.1 and, per URL, one cold request (the first read after the server started: empty board
+caches) and ``wrk`` on the warm (cached) URL:
 
 * the matrix page of the latest release (``/benchmarks/bench-vN/boards/detection/test/
-  generators``): targets cold <= 200 ms, warm >= 500 req/s;
+  generators``, its first page of rows): targets cold <= 200 ms, warm >= 500 req/s; then its
+  first read after a new submission (a scored row added, its matrix rows prepared as the
+  scoring job does, the boards invalidated: the new row's preparation is timed apart) and after
+  a bare cache clear; a deep page ranked by the unseen score;
+* the matrix JSON (a page) and CSV (every row);
 * the decay page (``/benchmarks/bench/boards/detection/test/decay``) and its JSON.
 
 Re-run scheduling is **not measured**: the scheduling service is built in parallel (issue 37,
@@ -165,6 +172,104 @@ def measure_scheduling(url: str) -> dict:
             "why": "the re-run scheduling service (issue 37, item 2) is not in this tree"}
 
 
+def make_app(url: str, data_dir: pathlib.Path, redis_url: str):
+    """The application in this process, configured as the server is (the same database, data
+    directory and board cache), for the steps a scoring job does."""
+    from leaderboard.server.web import create_app
+
+    return create_app({"DATABASE_URL": url, "DATA_DIR": str(data_dir), "SECRET_KEY": "bench",
+                       "REDIS_URL": redis_url, "COOKIE_SECURE": "0"})
+
+
+def prepare_rows(app, key: str) -> dict:
+    """The scoring job's matrix step (`generators.prepare_rows`) for every submission of
+    benchmark ``key``, as if each had just been scored: bootstrap its row, store it."""
+    from sqlalchemy import select
+
+    from leaderboard.server.boards import generators as gen_view
+    from leaderboard.server.models import Benchmark, Submission
+
+    times = []
+    with app.app_context(), app.extensions["lb_db"].scope() as s:
+        bid = s.scalar(select(Benchmark.id).where(Benchmark.key == key))
+        subs = s.execute(select(Submission.id, Submission.created_at)
+                         .where(Submission.benchmark_id == bid)).all()
+        for sid, created in subs:
+            t = time.perf_counter()
+            gen_view.prepare_rows(s, benchmark_key=key, submission_id=sid,
+                                  created_at=created.isoformat(),
+                                  blocks=[("public", "detection")],
+                                  directory=app.config["DATA_DIR"])
+            times.append(time.perf_counter() - t)
+    return {"setup": "matrix rows prepared (the scoring job's step)", "benchmark": key,
+            "rows": len(times), "seconds": round(sum(times), 2),
+            "ms_per_row_p50": round(1000 * float(np.median(times)), 1),
+            "load_average_1m": round(os.getloadavg()[0], 2)}
+
+
+def add_submission(app, key: str, *, reals: int, per_gen: int, seed: int,
+                   warm: bool = False) -> dict:
+    """A new scored submission on benchmark ``key`` as the scoring job leaves it: its row and
+    scores committed (the standings hook updates the board), its outcome file written, its
+    matrix rows prepared (timed), the benchmark's boards invalidated; with ``warm`` (a shared
+    cache only) also the job's warm of the pages readers ask for (`jobs/board_warm.py`, timed),
+    as a worker with an empty queue does."""
+    from sqlalchemy import select
+
+    from leaderboard.core.outcomes import Outcome
+    from leaderboard.server.boards import generators as gen_view
+    from leaderboard.server.boards.cache import invalidate_boards
+    from leaderboard.server.models import Benchmark, Score, Submission, Team
+    from leaderboard.server.services import outcome_store
+
+    rng = np.random.default_rng(seed + 1)
+    with app.app_context():
+        db = app.extensions["lb_db"]
+        with db.scope() as s:
+            bench = s.scalar(select(Benchmark).where(Benchmark.key == key))
+            gens = bench.meta_json["generators"]
+            team = Team(name=f"new-team-{seed}", invite_code=f"new-{seed}", created_at=T0)
+            s.add(team)
+            s.flush()
+            sub = Submission(benchmark_id=bench.id, split="test", team_id=team.id,
+                             method_name="new method", status="scored", is_public=True,
+                             kind="container", is_baseline=False,
+                             created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+            s.add(sub)
+            s.flush()
+            gen = np.concatenate([np.full(reals, -1), np.repeat(np.arange(len(gens)), per_gen)])
+            x = (rng.random(len(gen)) < 0.97).astype(np.float32)  # a leader: page 1
+            for metric, v in (("accuracy", float(x.mean())),
+                              ("fpr", float(1.0 - x[gen < 0].mean()))):
+                s.add(Score(submission_id=sub.id, part="public", task="detection",
+                            metric=metric, slice_key="", slice_json={}, value=round(v, 4),
+                            ci_low=round(max(0.0, v - 0.02), 4),
+                            ci_high=round(min(1.0, v + 0.02), 4), n=len(x),
+                            metric_version="1"))
+            sid, created = sub.id, sub.created_at
+        o = Outcome("detection", "accuracy", "mean", x, (gen >= 0).astype(np.int16),
+                    np.zeros(len(gen)), ("image",), {}, generator=gen.astype(np.int16),
+                    generators=tuple(g["key"] for g in gens))
+        outcome_store.write(app.config["DATA_DIR"], sid, {"public": {"detection": o}})
+        t = time.perf_counter()
+        with db.scope() as s:
+            gen_view.prepare_rows(s, benchmark_key=key, submission_id=sid,
+                                  created_at=created.isoformat(),
+                                  blocks=[("public", "detection")],
+                                  directory=app.config["DATA_DIR"])
+        prepared = time.perf_counter() - t
+        invalidate_boards(key)
+        out = {"step": "new submission scored", "submission_id": sid,
+               "rows_prepared_ms": round(1000 * prepared, 1)}
+        if warm:
+            from leaderboard.server.jobs import board_warm
+
+            t = time.perf_counter()
+            out["pages_warmed"] = board_warm.warm(sid, key, every_s=False)
+            out["warm_ms"] = round(1000 * (time.perf_counter() - t), 1)
+    return out
+
+
 def get(port: int, path: str) -> tuple[float, int, bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
     t = time.perf_counter()
@@ -186,6 +291,8 @@ def main(argv=None) -> int:
     ap.add_argument("--database-url", default=None)
     ap.add_argument("--redis-url", default="")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="cold reads after a new submission and after a cache clear, each")
     args = ap.parse_args(argv)
 
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="bench-releases-"))
@@ -195,6 +302,12 @@ def main(argv=None) -> int:
                               n_rel=args.releases, reals=args.reals,
                               per_gen=args.per_generator, seed=args.seed)), flush=True)
     print(json.dumps(measure_scheduling(url)), flush=True)
+    latest = "bench" if args.releases == 1 else f"bench-v{args.releases}"
+    app = make_app(url, data_dir, args.redis_url)
+    with app.app_context():
+        from leaderboard.server.boards.cache import invalidate_boards
+        invalidate_boards()  # a Redis db keeps the entries of an earlier run's same keys
+    print(json.dumps(prepare_rows(app, latest)), flush=True)
     port = free_port()
     env = {**os.environ, "DATABASE_URL": url, "DATA_DIR": str(data_dir), "SECRET_KEY": "bench",
            "COOKIE_SECURE": "0", "REDIS_URL": args.redis_url, "PYTHONPATH": str(ROOT)}
@@ -202,35 +315,72 @@ def main(argv=None) -> int:
            f"127.0.0.1:{port}", "--worker-class", "gthread", "--log-level", "warning",
            "--timeout", "600", "leaderboard.server.web:create_app()"]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
-    latest = "bench" if args.releases == 1 else f"bench-v{args.releases}"
-    targets = {
-        "matrix_page": (f"/benchmarks/{latest}/boards/detection/test/generators", 200, 500),
-        "matrix_json": (f"/api/v1/boards/{latest}/detection/test/generators", None, None),
-        "decay_page": ("/benchmarks/bench/boards/detection/test/decay", None, None),
-        "decay_json": ("/api/v1/boards/bench/detection/test/decay", None, None)}
+    matrix = f"/benchmarks/{latest}/boards/detection/test/generators"
+    api = f"/api/v1/boards/{latest}/detection/test/generators"
+
+    def cold(name: str, path: str, shows: int | None = None, **extra) -> None:
+        t, status, body = get(port, path)
+        if status != 200:
+            raise RuntimeError(f"{path}: HTTP {status}: {body[:300]!r}")
+        if shows is not None:  # the new submission's row is on the page: it was recomputed
+            extra["shows_new_row"] = f'data-submission="{shows}"'.encode() in body
+        print(json.dumps({"url": name, "path": path, "cold_first_request_ms":
+                          round(1000 * t, 1), "bytes": len(body),
+                          "load_average_1m": round(os.getloadavg()[0], 2), **extra}),
+              flush=True)
+
+    def settle() -> None:
+        # the web processes reuse the board cache's generations for BOARD_CACHE_GEN_TTL_S
+        # (0.5 s): a request sooner after an invalidation may still be served the old page
+        time.sleep(1.0)
+
+    def measure(name: str, path: str, cold_target=None, rps_target=None) -> None:
+        t, status, body = get(port, path)
+        if status != 200:
+            raise RuntimeError(f"{path}: HTTP {status}: {body[:300]!r}")
+        warm_up(port, path)
+        if shutil.which("wrk"):
+            res = run_wrk(f"http://127.0.0.1:{port}{path}", duration=args.duration,
+                          connections=args.connections)
+        else:
+            res = run_python(port, path, duration=args.duration,
+                             connections=args.connections)
+        res.update({"url": name, "path": path, "cold_first_request_ms": round(1000 * t, 1),
+                    "bytes": len(body), "workers": 2, "connections": args.connections,
+                    "load_average_1m": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()})
+        if cold_target is not None:
+            res.update({"target_cold_ms": cold_target, "target_rps": rps_target,
+                        "meets_target": 1000 * t <= cold_target
+                        and res["requests_per_s"] >= rps_target and res["errors"] == 0})
+        print(json.dumps(res), flush=True)
+
     try:
         wait_up(port)
-        for name, (path, cold_target, rps_target) in targets.items():
-            cold, status, body = get(port, path)
-            if status != 200:
-                raise RuntimeError(f"{path}: HTTP {status}: {body[:300]!r}")
-            warm_up(port, path)
-            if shutil.which("wrk"):
-                res = run_wrk(f"http://127.0.0.1:{port}{path}", duration=args.duration,
-                              connections=args.connections)
-            else:
-                res = run_python(port, path, duration=args.duration,
-                                 connections=args.connections)
-            res.update({"url": name, "path": path, "cold_first_request_ms":
-                        round(1000 * cold, 1), "bytes": len(body), "workers": 2,
-                        "connections": args.connections,
-                        "load_average_1m": round(os.getloadavg()[0], 2),
-                        "cpus": os.cpu_count()})
-            if cold_target is not None:
-                res.update({"target_cold_ms": cold_target, "target_rps": rps_target,
-                            "meets_target": 1000 * cold <= cold_target
-                            and res["requests_per_s"] >= rps_target and res["errors"] == 0})
-            print(json.dumps(res), flush=True)
+        measure("matrix_page", matrix, 200, 500)
+        for i in range(args.rounds):  # single cold requests are noisy on a shared machine
+            added = add_submission(app, latest, reals=args.reals, per_gen=args.per_generator,
+                                   seed=args.seed + i)
+            print(json.dumps(added), flush=True)
+            settle()
+            cold("matrix_page after a new submission", matrix, shows=added["submission_id"],
+                 target_cold_ms=200, round=i + 1)
+        for i in range(args.rounds if args.redis_url else 0):
+            added = add_submission(app, latest, reals=args.reals, per_gen=args.per_generator,
+                                   seed=args.seed + 100 + i, warm=True)
+            print(json.dumps(added), flush=True)
+            settle()
+            cold("matrix_page after a new submission and the job's warm", matrix,
+                 shows=added["submission_id"], target_cold_ms=200, round=i + 1)
+        for i in range(args.rounds):
+            with app.app_context():
+                invalidate_boards(latest)
+            settle()
+            cold("matrix_page after a cache clear", matrix, target_cold_ms=200, round=i + 1)
+        cold("matrix_page ranked by unseen, page 10", f"{matrix}?rank_by=unseen&page=10")
+        measure("matrix_json", api)
+        cold("matrix_csv (every row)", f"{api}.csv")
+        measure("decay_page", "/benchmarks/bench/boards/detection/test/decay")
+        measure("decay_json", "/api/v1/boards/bench/detection/test/decay")
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)

@@ -19,8 +19,12 @@ paired): for the item-mean models (every benchmark's headline but SynCred's) the
 bootstrap of the rank intervals, per cell of (stratum, generator, modality), so a row costs
 O(resamples x cells) whatever its items; otherwise a stratified bootstrap weighting every item. A value on fewer than `MIN_ITEMS` items (the paired comparison's minimum) is not shown.
 
-Computed when first read and cached with the board (cleared by `invalidate_boards` after every
-scoring), so a read never recomputes it.
+A row's numbers depend only on its outcome file, the generators table and its made day, so they
+are stored per row (`leaderboard.server.boards.generator_rows`), filled by the scoring job
+(`prepare_rows`) or by the first view that needs them; the view itself (the board's rows with
+their stored numbers, the columns every row shares) is assembled when first read and cached with
+the board (cleared by `invalidate_boards` after every scoring). A new submission or a cleared
+cache thus costs reading the stored rows, not bootstrapping every row again.
 """
 from __future__ import annotations
 
@@ -31,13 +35,13 @@ import numpy as np
 from sqlalchemy.orm import Session
 
 from leaderboard.core import paired
-from leaderboard.core.outcomes import Outcome, combine, evaluate
+from leaderboard.core.outcomes import FORMAT_VERSION, Outcome, combine, evaluate
 from leaderboard.core.rank_intervals import N_RESAMPLES, SEED, stratified_weights, stratum_sums
-from leaderboard.server.boards import intervals
-from leaderboard.server.boards.board import board
+from leaderboard.server.boards import generator_rows, intervals
+from leaderboard.server.boards.board import compute_board
 from leaderboard.server.boards.cache import get_cache
-from leaderboard.server.boards.meta import benchmark_info, task_of
-from leaderboard.server.errors import ServiceError
+from leaderboard.server.boards.meta import MODES, benchmark_info, task_of
+from leaderboard.server.errors import NotFound, ServiceError
 from leaderboard.server.services import outcome_store, reruns
 
 log = logging.getLogger(__name__)
@@ -48,6 +52,10 @@ RANK_BY = ("board", "unseen", "seen", "gap")
 #: board rows (in board order) that get numbers: a cold view of a VCT²-sized board costs about
 #: 0.13 s per row (docs/performance.md), so a long board's tail shows none, as rank intervals do
 TOP_ROWS = 200
+#: rows per page of the matrix page (its JSON pages as the board's, 50): with 40 generators a
+#: row is 40 cells, each a table row and an SVG group (about 0.5 KB), so 10 rows are ~0.2 MB
+#: (issue 37's warm target is bound by the page's bytes: docs/performance.md)
+PER_PAGE = 10
 #: resamples per chunk of the bootstrap (bounds the weight matrix, as rank intervals do)
 CHUNK = 50
 
@@ -64,6 +72,17 @@ RULE = ("Seen and unseen generators: a generator is unseen by a submission when 
 
 def made_day(created_at: str) -> dt.date:
     return dt.datetime.fromisoformat(created_at).date()
+
+
+def made_at(session: Session, created: dict[int, str]) -> dict[int, str]:
+    """Submission id -> the ISO time the seen/unseen rule dates it by, given each one's
+    ``created_at``: the one place that rule lives. The view and `prepare_rows` (the scoring
+    job) must agree, since stored rows are keyed by its day: the submission's own time, and for
+    the platform's re-run of a submission on a later release its original's (issue 37: the
+    detector was made then, so a generator the later release adds is unseen by it)."""
+    originals = reruns.made_at(session, list(created))
+    return {sid: originals[sid].isoformat() if sid in originals else when
+            for sid, when in created.items()}
 
 
 def ordered_generators(info: dict, present: set[str]) -> list[dict]:
@@ -182,62 +201,171 @@ def generator_view(session: Session, *, benchmark_key: str, task: str, split: st
     its unseen value; None without one). ``rank_by`` "unseen" / "seen" / "gap" orders the rows
     by that value (best first; a larger gap is worse), rows without it last. ``generators``:
     the columns, by date. ServiceError names a bad ``rank_by``; NotFound a bad board."""
-    if rank_by not in RANK_BY:
-        raise ServiceError(f"rank_by must be one of {list(RANK_BY)}, got {rank_by!r}")
-    info = benchmark_info(session, benchmark_key)
-    t = task_of(info, task)
-    page = board(session, benchmark_key=benchmark_key, task=task, split=split, mode=mode,
-                 per_page=None)
-    key = ("generators", task, split, mode)
-    view = get_cache().get_or_compute(
-        benchmark_key, key, lambda: _compute(info, t, split, page, reruns.made_at(
-            session, [r["submission_id"] for r in page["rows"][:TOP_ROWS]])))
+    info, t = check_args(session, benchmark_key=benchmark_key, task=task, split=split,
+                         mode=mode, rank_by=rank_by)
+
+    def compute():
+        # every row of the board, read only when the view is computed, and without the rank
+        # intervals a board page adds (the view shows none; they read 100 outcome files)
+        rows = compute_board(session, info, t, split, modality=None, wanted={}, mode=mode)
+        return _compute(session, info, t, split, rows)
+
+    view = get_cache().get_or_compute(benchmark_key, ("generators", task, split, mode), compute)
     return _ranked(view, rank_by)
 
 
-def _compute(info: dict, task: dict, split: str, page: dict,
-             originals: dict[int, dt.datetime] | None = None) -> dict:
-    """The view; ``originals``: re-run id -> its original's ``created_at`` (the date the
-    seen/unseen rule uses for it)."""
-    originals = originals or {}
+def check_args(session: Session, *, benchmark_key: str, task: str, split: str,
+               mode: str = "team", rank_by: str = "board") -> tuple[dict, dict]:
+    """(benchmark info, task) of a generators view's arguments, without computing it (a
+    cached page checks them first); NotFound names a bad benchmark, task or split,
+    ServiceError a bad mode or ``rank_by``."""
+    if rank_by not in RANK_BY:
+        raise ServiceError(f"rank_by must be one of {list(RANK_BY)}, got {rank_by!r}")
+    if mode not in MODES:
+        raise ServiceError(f"mode must be one of {list(MODES)}, got {mode!r}")
+    info = benchmark_info(session, benchmark_key)
+    t = task_of(info, task)
+    if split not in info["splits"]:
+        raise NotFound(f"benchmark {benchmark_key!r} has no split {split!r}; "
+                       f"splits: {info['splits']}")
+    return info, t
+
+
+def view_page(view: dict, page: int, per_page: int) -> dict:
+    """One page of a (ranked) view: its rows ``page`` (from 1) of ``per_page``, in the view's
+    order (so a page of the view ranked by the unseen score is ranked across every row), with
+    ``page``, ``per_page``, ``total`` (rows) and ``pages``; past the last page, no rows."""
+    total = len(view["rows"])
+    start = (page - 1) * per_page
+    return {**view, "rows": view["rows"][start:start + per_page], "page": page,
+            "per_page": per_page, "total": total, "pages": max(1, -(-total // per_page))}
+
+
+def value_range(view: dict) -> tuple[float | None, float | None]:
+    """The lowest and highest cell value of the whole view (None without one): a page's
+    matrix colours its cells on the scale of every row, not of its own rows only."""
+    nums = [c["value"] for r in view["rows"] for c in r["cells"] if c["value"] is not None]
+    return (min(nums), max(nums)) if nums else (None, None)
+
+
+def _compute(session: Session, info: dict, task: dict, split: str, page: dict) -> dict:
     metric = task["headline"]
     hib = next((c["higher_is_better"] for c in page.get("columns", [])
                 if c["metric"] == metric), True)
-    found: dict[int, Outcome] = {}
+    top = [r for r in page["rows"][:TOP_ROWS] if not r.get("disqualified_reason")]
+    made = made_at(session, {r["submission_id"]: r["created_at"] for r in top})
     directory = intervals.data_dir()
-    for r in page["rows"][:TOP_ROWS]:
-        if r.get("disqualified_reason"):
-            continue
-        o = outcome_store.read_one(directory, r["submission_id"], page["part"], task["key"])
-        if o is not None and o.metric == metric and o.complete and o.generator is not None:
-            found[r["submission_id"]] = o
-    present = {g for o in found.values() for g in o.generators}
+    table = generator_rows.table_digest(info.get("generators", []))
+    found = {}
+    for r in top:
+        sid = r["submission_id"]
+        entry = row_entry(directory, sid, part=page["part"], task=task["key"], metric=metric,
+                          table=info.get("generators", []), made=made_day(made[sid]),
+                          digest=table)
+        if entry is not None:
+            found[sid] = entry
+    present = {g for e in found.values() for g in e["generators"]}
     # only the generators some row's items name: a dated one without items has no column
     gens = [g for g in ordered_generators(info, present) if g["key"] in present]
-    rows = []
+    rows, later = [], {}
     for r in page["rows"]:
-        o = found.get(r["submission_id"])
-        made = originals.get(r["submission_id"])
-        made = made.isoformat() if made is not None else r["created_at"]
+        e = found.get(r["submission_id"])
         base = {"submission_id": r["submission_id"], "rank": r["rank"], "team": r["team"],
-                "method_name": r["method_name"], "created_at": r["created_at"], "made_at": made,
+                "method_name": r["method_name"], "created_at": r["created_at"],
+                "made_at": made.get(r["submission_id"], r["created_at"]),
                 "is_baseline": r["is_baseline"], "baseline_kind": r.get("baseline_kind"),
                 "headline": r["values"].get(metric, {}).get("value")}
-        if o is None:
-            rows.append({**base, "cells": [], "seen": None, "unseen": None, "gap": None,
-                         "seen_generators": [], "unseen_generators": []})
-            continue
-        try:
-            nums = row_numbers(o, gens, made_day(made))
-        except Exception:  # noqa: BLE001 - one bad outcome file must not cost the whole view
-            log.exception("generator view submission=%s", r["submission_id"])
-            nums = {"cells": [], "seen": None, "unseen": None, "gap": None,
-                    "seen_generators": [], "unseen_generators": []}
-        rows.append({**base, **nums})
+        nums = None
+        if e is not None and e["numbers"] is not None:
+            day = made_day(made[r["submission_id"]])
+            if day not in later:
+                later[day] = later_than(gens, day)
+            nums = expand(e["numbers"], gens, day, later=later[day])
+        rows.append({**base, **(nums or {"cells": [], "seen": None, "unseen": None,
+                                         "gap": None, "seen_generators": [],
+                                         "unseen_generators": []})})
     return {"benchmark": info["key"], "task": task["key"], "split": split, "part": page["part"],
             "metric": metric, "higher_is_better": hib, "generators": gens, "rows": rows,
             "rule": RULE, "min_items": MIN_ITEMS,
             "has_generators": bool(gens)}
+
+
+def row_entry(directory, submission_id: int, *, part: str, task: str, metric: str,
+              table: list[dict], made: dt.date, digest: str | None = None) -> dict | None:
+    """A row's stored numbers (`generator_rows`), computed and stored when missing: None when
+    the submission has no usable outcome (none stored, another metric, not the whole task, or
+    no generators recorded); else {"generators": the outcome's generator keys, "numbers":
+    `row_numbers` over its own generators (None when that failed: logged, not stored)}.
+    Always computed from the stored outcome file (what every later read sees). ``digest``:
+    `generator_rows.table_digest` of ``table`` when the caller asks for many rows."""
+    stamp = generator_rows.outcome_stamp(outcome_store.path_of(directory, submission_id))
+    if stamp is None:
+        return None
+    key = generator_rows.key_of(part=part, task=task, metric=metric,
+                                table=digest or generator_rows.table_digest(table),
+                                made=made.isoformat(),
+                                method=f"{FORMAT_VERSION}/{N_RESAMPLES}/{SEED}/{MIN_ITEMS}")
+    entry = generator_rows.get(directory, submission_id, stamp, key)
+    if entry is not None:
+        return entry if entry["usable"] else None
+    o = outcome_store.read_one(directory, submission_id, part, task)
+    if o is None or o.metric != metric or not o.complete or o.generator is None:
+        generator_rows.put(directory, submission_id, stamp, key, {"usable": False})
+        return None
+    own = set(o.generators)
+    gens = [g for g in ordered_generators({"generators": table}, own) if g["key"] in own]
+    try:
+        numbers = row_numbers(o, gens, made)
+    except Exception:  # noqa: BLE001 - one bad outcome file must not cost the whole view
+        log.exception("generator view submission=%s", submission_id)
+        return {"usable": True, "generators": sorted(own), "numbers": None}
+    entry = {"usable": True, "generators": sorted(own), "numbers": numbers}
+    generator_rows.put(directory, submission_id, stamp, key, entry)
+    return entry
+
+
+def expand(numbers: dict, gens: list[dict], made: dt.date, *,
+           later: set[str] | None = None) -> dict:
+    """A row's numbers over its own generators (`row_entry`) as `row_numbers` returns them over
+    the view's columns ``gens`` (a superset): a column the row has no items of gets the empty
+    cell `row_numbers` gives it. The same numbers: a row's bootstrap draws and groups do not
+    depend on the other columns. ``later``: `later_than` (``gens``, ``made``), when known."""
+    later = later_than(gens, made) if later is None else later
+    mine = {c["generator"]: c for c in numbers["cells"]}
+    # copies: the stored entry is shared by every view this process builds from it
+    cells = [dict(mine[g["key"]]) if g["key"] in mine else
+             {"generator": g["key"], "unseen": g["key"] in later, "value": None,
+              "ci_low": None, "ci_high": None, "n": 0}
+             for g in gens]
+    rest = {k: dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v
+            for k, v in numbers.items() if k != "cells"}
+    return {**rest, "cells": cells}
+
+
+def later_than(gens: list[dict], made: dt.date) -> set[str]:
+    """The keys of ``gens`` made public after ``made`` (unseen by a row made then)."""
+    return {g["key"] for g in gens
+            if g["date"] is not None and dt.date.fromisoformat(g["date"]) > made}
+
+
+def prepare_rows(session: Session, *, benchmark_key: str, submission_id: int, created_at: str,
+                 blocks, directory) -> int:
+    """Store the submission's generator rows for every (part, task) of ``blocks`` (those of
+    its scoring result, already in its outcome file), so that the boards' first read after it
+    is scored bootstraps nothing. Returns the rows stored; 0 for a benchmark without a
+    generators table. Raises what reading the benchmark raises; the caller decides."""
+    info = benchmark_info(session, benchmark_key)
+    if not info.get("generators"):
+        return 0
+    made = made_day(made_at(session, {submission_id: created_at})[submission_id])
+    heads = {t["key"]: t["headline"] for t in info["tasks"]}
+    n = 0
+    for part, task in blocks:
+        if task in heads and row_entry(directory, submission_id, part=part, task=task,
+                                       metric=heads[task], table=info["generators"],
+                                       made=made) is not None:
+            n += 1
+    return n
 
 
 def _value(row: dict, what: str):

@@ -43,6 +43,8 @@ def matrix_svg(view: dict, *, title: str, fmt: str = "pct", lower: float | None 
                    f'{esc(g["name"][:12])}<title>{esc(g["name"])}</title></text>')
         out.append(f'<text x="{x:.0f}" y="{top - 7}" text-anchor="middle" font-size="9" '
                    f'fill="#555">{esc(g["date"] or "undated")}</text>')
+    # the cells' texts are centred by one group (their markup is most of a matrix page)
+    out.append('<g text-anchor="middle">')
     for i, (r, label) in enumerate(zip(rows, labels)):
         y = top + cell_h * i
         out.append(f'<text x="{label_w - 6}" y="{y + 20}" text-anchor="end">{esc(label)}</text>')
@@ -65,10 +67,10 @@ def matrix_svg(view: dict, *, title: str, fmt: str = "pct", lower: float | None 
             if c["unseen"]:
                 out.append(f'<polygon points="{x + cell_w - 15},{y} {x + cell_w - 1},{y} '
                            f'{x + cell_w - 1},{y + 14}" fill="{UNSEEN_INK}"/>')
-            out.append(f'<text x="{x + cell_w / 2:.0f}" y="{y + 16}" text-anchor="middle" '
-                       f'fill="{ink}">{esc(text)}</text>'
-                       f'<text x="{x + cell_w / 2:.0f}" y="{y + 28}" text-anchor="middle" '
-                       f'font-size="9" fill="{ink}">n={c["n"]}</text></g>')
+            cx = f"{x + cell_w / 2:.0f}"
+            out.append(f'<text x="{cx}" y="{y + 16}" fill="{ink}">{esc(text)}'
+                       f'<tspan x="{cx}" dy="12" font-size="9">n={c["n"]}</tspan></text></g>')
+    out.append("</g>")
     ly = top + cell_h * len(rows) + 18
     out.append(f'<polygon points="{label_w},{ly - 10} {label_w + 12},{ly - 10} '
                f'{label_w + 12},{ly + 2}" fill="{UNSEEN_INK}"/>'

@@ -12,7 +12,9 @@ runs second to the web (``WORKER_NICE``), while the web processes serve the prev
 serve what they had).
 
 Which pages: the benchmark's task boards of the submission's split (HTML and JSON, first page,
-team mode: what a link to a board opens) for every task the submission has scores on, and the
+team mode: what a link to a board opens) for every task the submission has scores on, for a
+benchmark with a generators table also each task's detectors x generators matrix page (first
+page, team mode; issue 37: its view is rebuilt from stored rows, about 50 ms here), and the
 challenge phase's page and JSON board when it was made to a phase. Only where the cache is
 shared (Redis) and outside a request: inline jobs run inside the upload's request, which must
 not wait for pages nobody asked for. ``BOARD_WARM`` (config, default on) turns it off.
@@ -39,6 +41,7 @@ from rq import Queue, get_current_job
 from sqlalchemy import select
 
 from leaderboard.server.boards.cache import get_cache
+from leaderboard.server.boards.meta import benchmark_info
 from leaderboard.server.db import get_db
 from leaderboard.server.models import Score, Submission
 from leaderboard.server.models.challenges import Challenge, ChallengePhase
@@ -51,17 +54,21 @@ WARM_EVERY_S = 1.0
 
 def pages_of(session, submission_id: int, benchmark_key: str) -> list[str]:
     """The paths of the pages that show ``submission_id`` first: its benchmark's task boards
-    (HTML and JSON) of its split, and its challenge phase's page and board."""
+    (HTML and JSON) of its split, their generators matrix pages where the benchmark dates its
+    generators, and its challenge phase's page and board."""
     sub = session.get(Submission, submission_id)
     if sub is None:
         return []
     tasks = sorted(session.scalars(select(Score.task).where(Score.submission_id == sub.id)
                                    .distinct()))
     b, s = quote(benchmark_key, safe=""), quote(sub.split, safe="")
+    matrix = bool(benchmark_info(session, benchmark_key).get("generators"))
     paths = []
     for task in tasks:
         t = quote(task, safe="")
         paths += [f"/benchmarks/{b}/boards/{t}/{s}", f"/api/v1/boards/{b}/{t}/{s}"]
+        if matrix:
+            paths.append(f"/benchmarks/{b}/boards/{t}/{s}/generators")
     if sub.phase_id is not None:
         row = session.execute(select(Challenge.key, ChallengePhase.position)
                               .join(ChallengePhase, ChallengePhase.challenge_id == Challenge.id)

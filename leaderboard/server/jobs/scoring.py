@@ -26,6 +26,7 @@ from sqlalchemy import select
 
 from leaderboard.core.errors import PredictionError
 from leaderboard.server.access.submitting import refusal_at_job_start
+from leaderboard.server.boards import generators as gen_view
 from leaderboard.server.boards.cache import invalidate_boards
 from leaderboard.server.jobs import board_warm
 from leaderboard.server.db import get_db
@@ -141,6 +142,28 @@ def _superseded(submission_id: int, job: str) -> dict:
     return {"submission": submission_id, "status": "superseded"}
 
 
+def prepare_generator_rows(submission_id: int, benchmark_key: str, result) -> None:
+    """Store the submission's rows of its boards' detectors x generators matrix (issue 37,
+    `generators.prepare_rows`) once its outcome file is written, so that no reader bootstraps
+    them. Best effort, like warming: the scores are committed, and a row that is missing is
+    computed by the first view that needs it; a failure is logged, never raised."""
+    outcomes = getattr(result, "outcomes", {}) or {}
+    if not outcomes:
+        return
+    try:
+        with get_db().scope() as session:
+            sub = session.get(Submission, submission_id)
+            if sub is not None:
+                gen_view.prepare_rows(session, benchmark_key=benchmark_key,
+                                      submission_id=submission_id,
+                                      created_at=sub.created_at.isoformat(),
+                                      blocks=[(part, task) for part, per_task in outcomes.items()
+                                              for task in per_task],
+                                      directory=current_app.config["DATA_DIR"])
+    except Exception:  # noqa: BLE001 - best effort: see the docstring
+        log.exception("generator rows submission=%s could not be prepared", submission_id)
+
+
 def store_scores(submission_id: int, benchmark_key: str, result, *, job: str,
                  attempt: int | None = None, phases: svc.Phases | None = None) -> int | None:
     """Store a scoring result, then invalidate the benchmark's boards (after the commit).
@@ -157,6 +180,8 @@ def store_scores(submission_id: int, benchmark_key: str, result, *, job: str,
     # are invalidated, so the next board computation reads the new file
     with timed.phase("outcomes"):
         outcome_store.save_result(current_app.config["DATA_DIR"], submission_id, result)
+    with timed.phase("generator_rows"):
+        prepare_generator_rows(submission_id, benchmark_key, result)
     with timed.phase("invalidate"):
         invalidate_boards(benchmark_key)
     if board_warm.should_warm():  # the readers' pages, recomputed here, not in the web

@@ -317,28 +317,36 @@ def board_page(key: str, task: str, split: str):
 
 @bp.route("/benchmarks/<key>/boards/<task>/<split>/generators")
 def generators_page(key: str, task: str, split: str):
-    """Seen and unseen generators of a board and its detectors x generators matrix (issue 37).
-    Query: mode (team|all), rank_by (board|unseen|seen|gap)."""
+    """Seen and unseen generators of a board and its detectors x generators matrix (issue 37),
+    one page of rows at a time (in the chosen order across every row). Query: mode
+    (team|all), rank_by (board|unseen|seen|gap), page, per_page (default
+    `generators.PER_PAGE`). A cached page reads no view: only its arguments are checked."""
     mode = request.args.get("mode") or "team"
     rank_by = request.args.get("rank_by") or "board"
+    page, per_page = page_args(default_per_page=gen_view.PER_PAGE)
     key = boards.resolve_key(lazy_session, key)
-    view = gen_view.generator_view(lazy_session, benchmark_key=key, task=task, split=split,
-                                   mode=mode, rank_by=rank_by)
-    info = boards.benchmark_info(lazy_session, key)
-    t = boards.task_of(info, task)
-    m = info["metrics"].get(view["metric"], {})
-    fmt = m.get("fmt", "num")
+    info, t = gen_view.check_args(lazy_session, benchmark_key=key, task=task, split=split,
+                                  mode=mode, rank_by=rank_by)
 
     def compute():
+        full = gen_view.generator_view(lazy_session, benchmark_key=key, task=task, split=split,
+                                       mode=mode, rank_by=rank_by)
+        view = gen_view.view_page(full, page, per_page)
+        m = info["metrics"].get(view["metric"], {})
+        fmt = m.get("fmt", "num")
+        lower, upper = gen_view.value_range(full)
         svg = (matrix_svg(view, title=f"{t.get('title') or task}: {m.get('title', view['metric'])}"
-                          " by generator", fmt=fmt, lower=None, upper=None)
+                          " by generator", fmt=fmt, lower=lower, upper=upper)
                if view["has_generators"] else "")
+        link_args = {"mode": mode, "rank_by": rank_by if rank_by != "board" else None,
+                     "per_page": per_page if per_page != gen_view.PER_PAGE else None}
         return render_template("public/_generators.html", view=view, info=info, task=t,
                                metric=m, fmt=fmt, mode=mode, svg=Markup(svg),
-                               releases=boards.picker(lazy_session, key))
+                               releases=boards.picker(lazy_session, key),
+                               link_args={k: v for k, v in link_args.items() if v is not None})
 
     body = Markup(boards.get_cache().get_or_compute(
-        key, ("generators_page", task, split, mode, rank_by), compute))
+        key, ("generators_page", task, split, mode, rank_by, page, per_page), compute))
     return render_template("public/generators.html", info=info, task=t, split=split, body=body)
 
 

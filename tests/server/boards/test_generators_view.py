@@ -168,3 +168,38 @@ def test_cached_view_is_refreshed_after_scoring(client, auth, gen_pack, scored):
     _upload_to(client, token, _preds(gen_pack["labels"], lambda i, r: False), "perfect")
     rows = client.get(API + "?rank_by=unseen").json["rows"]
     assert rows[0]["method_name"] == "perfect" and rows[0]["unseen"]["value"] == 1.0
+
+
+def test_paged_matrix_from_stored_rows(app, client, scored, monkeypatch):
+    from leaderboard.server.boards import generator_rows
+    from leaderboard.server.boards import generators as gen_view
+    from leaderboard.server.boards.cache import invalidate_boards
+
+    whole = client.get(API + "?rank_by=unseen").json
+    assert whole["total"] == 2 and len(whole["rows"]) == 2
+    # the scoring job stored every row: a cleared cache rebuilds the view without
+    # bootstrapping any row again, and its numbers are the same
+    for sid in scored["sids"].values():
+        assert generator_rows.path_of(app.config["DATA_DIR"], sid).exists()
+    with app.app_context():
+        invalidate_boards("uniaidet")
+    generator_rows._memo.clear()
+    monkeypatch.setattr(gen_view, "row_numbers", lambda *a, **k: pytest.fail("recomputed"))
+    assert client.get(API + "?rank_by=unseen").json == whole
+    # pages follow the order over every row (rank by unseen), the CSV keeps every row
+    pages = [client.get(API + f"?rank_by=unseen&per_page=1&page={p}").json for p in (1, 2)]
+    assert [p["rows"] for p in pages] == [whole["rows"][:1], whole["rows"][1:]]
+    assert pages[0]["pages"] == 2 and pages[0]["total"] == 2
+    text = client.get(PAGE + "?rank_by=unseen&per_page=1&page=2").get_data(as_text=True)
+    shown = {int(s) for s in re.findall(r'data-submission="(\d+)" data-generator=', text)}
+    assert shown == {whole["rows"][1]["submission_id"]}
+    assert "rows 2–2 of 2" in text and 'rel="prev"' in text
+    lines = list(csv.DictReader(io.StringIO(client.get(API + ".csv").get_data(as_text=True))))
+    assert {int(line["submission_id"]) for line in lines} == set(scored["sids"].values())
+    assert client.get(PAGE + "?page=0").status_code == 400
+    # a scoring worker with a shared cache warms the matrix page with the boards
+    from leaderboard.server.jobs import board_warm
+
+    with app.app_context(), app.extensions["lb_db"].scope() as s:
+        paths = board_warm.pages_of(s, scored["sids"]["forgets-new"], "uniaidet")
+    assert PAGE in paths

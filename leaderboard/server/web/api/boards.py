@@ -118,8 +118,9 @@ def board_json(key: str, task: str, split: str):
     return _json(boards.get_cache().get_or_compute(args["benchmark_key"], cache_key, compute))
 
 
-def _generator_view(key: str, task: str, split: str) -> dict:
-    row = boards.resolve_key(lazy_session, key)
+def _generator_view(row: str, task: str, split: str) -> dict:
+    """``row``: a key already resolved (`boards.resolve_key`): resolving release 1's row key
+    again would name the family's latest release."""
     view = gen_view.generator_view(lazy_session, benchmark_key=row, task=task, split=split,
                                    mode=request.args.get("mode") or "team",
                                    rank_by=request.args.get("rank_by") or "board")
@@ -128,40 +129,56 @@ def _generator_view(key: str, task: str, split: str) -> dict:
 
 @bp.get("/boards/<key>/<task>/<split>/generators")
 def generators_json(key: str, task: str, split: str):
-    """Seen and unseen generators and the detectors x generators matrix of a board (issue 37):
-    per row its ``seen``, ``unseen`` and ``gap`` ({value, ci_low, ci_high, n}), ``unseen_rank``
-    and one cell per generator (``generators``, by date). Query: mode (team|all), rank_by
-    (board|unseen|seen|gap: the row order)."""
-    return jsonify(_generator_view(key, task, split))
+    """Seen and unseen generators and the detectors x generators matrix of a board (issue 37),
+    one page of rows as the board's JSON: per row its ``seen``, ``unseen`` and ``gap``
+    ({value, ci_low, ci_high, n}), ``unseen_rank`` (over every row) and one cell per generator
+    (``generators``, by date); ``page``, ``per_page``, ``total``, ``pages``. Query: mode
+    (team|all), rank_by (board|unseen|seen|gap: the row order, across every row), page,
+    per_page (default 50, at most 500, as the board's). The CSV has every row."""
+    mode = request.args.get("mode") or "team"
+    rank_by = request.args.get("rank_by") or "board"
+    page, per_page = page_args()
+    row = boards.resolve_key(lazy_session, key)
+    gen_view.check_args(lazy_session, benchmark_key=row, task=task, split=split, mode=mode,
+                        rank_by=rank_by)
+
+    def compute() -> str:
+        return json.dumps(gen_view.view_page(_generator_view(row, task, split), page, per_page))
+
+    return _json(boards.get_cache().get_or_compute(
+        row, ("generators_json", task, split, mode, rank_by, page, per_page), compute))
 
 
 @bp.get("/boards/<key>/<task>/<split>/generators.csv")
 def generators_csv(key: str, task: str, split: str):
-    """The same numbers as CSV, one line per number: ``what`` is seen, unseen, gap or cell
-    (then ``generator`` names it). Query as the JSON."""
-    view = _generator_view(key, task, split)
-    rel = boards.release_of(lazy_session, view["benchmark"])
+    """Every row's numbers as CSV, one line per number: ``what`` is seen, unseen, gap or cell
+    (then ``generator`` names it); each line ends with the release (``benchmark``, ``family``,
+    ``release``). Query: mode, rank_by (as the JSON). Streamed."""
+    row = boards.resolve_key(lazy_session, key)
+    view = _generator_view(row, task, split)
+    rel = boards.release_of(lazy_session, row)
     tail = [rel["benchmark"], rel["family"], rel["release"]]
     dates = {g["key"]: g["date"] for g in view["generators"]}
-    lines = []
-    for r in view["rows"]:
-        head = [r["submission_id"], r["team"]["name"], r["method_name"], r["created_at"],
-                r["unseen_rank"]]
-        for what in ("seen", "unseen", "gap"):
-            s = r[what]
-            if s is not None:
-                lines.append(head + [what, "", "", "", s["value"], s["ci_low"], s["ci_high"],
-                                     "" if s["n"] is None else s["n"]] + tail)
-        for c in r["cells"]:
-            lines.append(head + ["cell", c["generator"], dates.get(c["generator"]) or "",
-                                 int(c["unseen"]), c["value"], c["ci_low"], c["ci_high"], c["n"]]
-                         + tail)
+
+    def lines():
+        for r in view["rows"]:
+            head = [r["submission_id"], r["team"]["name"], r["method_name"], r["created_at"],
+                    r["unseen_rank"]]
+            for what in ("seen", "unseen", "gap"):
+                s = r[what]
+                if s is not None:
+                    yield head + [what, "", "", "", s["value"], s["ci_low"], s["ci_high"],
+                                  "" if s["n"] is None else s["n"]] + tail
+            for c in r["cells"]:
+                yield head + ["cell", c["generator"], dates.get(c["generator"]) or "",
+                              int(c["unseen"]), c["value"], c["ci_low"], c["ci_high"],
+                              c["n"]] + tail
+
     header = ["submission_id", "team", "method", "submitted_at", "unseen_rank", "what",
               "generator", "generator_date", "unseen", "value", "ci_low", "ci_high", "n",
               "benchmark", "family", "release"]
-    return Response(to_csv(lines, header=header), mimetype="text/csv", headers={
-        "Content-Disposition":
-            f'attachment; filename="{rel["benchmark"]}-{task}-{split}-generators.csv"'})
+    return _csv_response(lines(), lambda line: line, header,
+                         f"{rel['benchmark']}-{task}-{split}-generators")
 
 
 def _history(key: str, task: str, split: str) -> dict:
