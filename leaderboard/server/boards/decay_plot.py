@@ -10,7 +10,7 @@ JSON's numbers, so the picture and the API can be held equal) and a <title> for 
 """
 from __future__ import annotations
 
-from leaderboard.server.boards.plots import PALETTE, _svg_open, esc, format_value
+from leaderboard.server.boards.plots import PALETTE, esc, format_value, framed_plot
 
 _SHAPES = ("circle", "square", "diamond")
 
@@ -54,17 +54,8 @@ def decay_svg(view: dict, *, title: str, width: int = 640, height: int = 300) ->
     def py(v: float) -> float:
         return top + (1.0 - (float(v) - v0) / (v1 - v0)) * plot_h
 
-    out = _svg_open(width, total_h, title)
-    out[0] = out[0].replace('width="%d"' % width, 'width="100%"', 1).replace(
-        "<svg ", f'<svg class="decay-plot" style="max-width:{width}px" ', 1)
-    out.append(f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" '
-               'stroke="#888"/>')
-    for i in range(5):
-        v = v0 + (v1 - v0) * i / 4
-        out.append(f'<line x1="{left}" y1="{py(v):.1f}" x2="{left + plot_w}" y2="{py(v):.1f}" '
-                   'stroke="#eee"/>')
-        out.append(f'<text x="{left - 4}" y="{py(v) + 4:.1f}" text-anchor="end">'
-                   f"{esc(format_value(v, fmt))}</text>")
+    out = framed_plot(width, total_h, title, css_class="decay-plot", left=left, top=top,
+                      plot_w=plot_w, plot_h=plot_h, v0=v0, v1=v1, fmt=fmt)
     for r in rels:
         x = px(r["release"])
         out.append(f'<text class="release" x="{x:.1f}" y="{top + plot_h + 14}" '

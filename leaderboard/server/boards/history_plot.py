@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from leaderboard.server.boards.plots import PALETTE, _svg_open, esc, format_value
+from leaderboard.server.boards.plots import PALETTE, esc, format_value, framed_plot
 
 
 def history_svg(h: dict, *, title: str, width: int = 640, height: int = 300) -> str:
@@ -39,17 +39,8 @@ def history_svg(h: dict, *, title: str, width: int = 640, height: int = 300) -> 
     def py(v: float) -> float:
         return top + (1.0 - (float(v) - v0) / (v1 - v0)) * plot_h
 
-    out = _svg_open(width, total_h, title)
-    out[0] = out[0].replace('width="%d"' % width, 'width="100%"', 1).replace(
-        "<svg ", f'<svg class="history-plot" style="max-width:{width}px" ', 1)
-    out.append(f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" '
-               'stroke="#888"/>')
-    for i in range(5):
-        v = v0 + (v1 - v0) * i / 4
-        out.append(f'<line x1="{left}" y1="{py(v):.1f}" x2="{left + plot_w}" y2="{py(v):.1f}" '
-                   'stroke="#eee"/>')
-        out.append(f'<text x="{left - 4}" y="{py(v) + 4:.1f}" text-anchor="end">'
-                   f"{esc(format_value(v, fmt))}</text>")
+    out = framed_plot(width, total_h, title, css_class="history-plot", left=left, top=top,
+                      plot_w=plot_w, plot_h=plot_h, v0=v0, v1=v1, fmt=fmt)
     first = min(pts, key=lambda s: s["at"])["at"]
     last = max(pts, key=lambda s: s["at"])["at"]
     cut = 10 if first[:10] != last[:10] else 16  # one day: say the times

@@ -52,6 +52,27 @@ def _svg_open(width: int, height: int, title: str) -> list[str]:
             f'font-weight="bold">{esc(title)}</text>']
 
 
+def framed_plot(width: int, total_h: int, title: str, *, css_class: str, left: float,
+                top: float, plot_w: float, plot_h: float, v0: float, v1: float,
+                fmt: str) -> list[str]:
+    """The start of a responsive value-over-something plot (history, decay): the SVG opened
+    at 100% width up to ``width``, the plot's frame, and five horizontal grid lines from
+    ``v0`` (bottom) to ``v1`` (top) labelled in ``fmt``. The caller appends its own marks."""
+    out = _svg_open(width, total_h, title)
+    out[0] = out[0].replace('width="%d"' % width, 'width="100%"', 1).replace(
+        "<svg ", f'<svg class="{css_class}" style="max-width:{width}px" ', 1)
+    out.append(f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" '
+               'stroke="#888"/>')
+    for i in range(5):
+        v = v0 + (v1 - v0) * i / 4
+        y = top + (1.0 - (v - v0) / (v1 - v0)) * plot_h
+        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" '
+                   'stroke="#eee"/>')
+        out.append(f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end">'
+                   f"{esc(format_value(v, fmt))}</text>")
+    return out
+
+
 def _check_xy(x: Sequence[float], y: Sequence[float], label: str) -> None:
     if len(x) != len(y):
         raise ValueError(f"curve {label!r}: x and y differ in length ({len(x)} != {len(y)})")
