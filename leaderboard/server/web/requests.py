@@ -85,10 +85,9 @@ def tools_args() -> board_tools.Tools:
 def tooled_board(args: dict, tools: board_tools.Tools, page: int, per_page: int | None,
                  cursor: str | None = None) -> dict:
     """One page of a board after its tools: the plain (cached, keyset) page when the tools
-    change nothing; else the board's light rows filtered and the kept rows read
-    (`boards.tooled`), or, for a re-sort of most of a large board, the board's every-row read
-    (cached with the board) filtered and sorted here; the rows keep the board's ranks and rank
-    intervals either way."""
+    change nothing; else the board's light rows filtered, re-sorted by the sort metric's
+    values alone and the page's rows read (`boards.tooled`), or, for a board with no row, its
+    every-row read (an empty page); the rows keep the board's ranks and rank intervals."""
     b = _boards.board(lazy_session, **args, page=page, per_page=per_page, cursor=cursor)
     board_tools.check(tools, b)  # a 400 for a sort that is no column of this board
     if not tools.active(b):
