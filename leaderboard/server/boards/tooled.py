@@ -48,7 +48,20 @@ def tooled_page(session: Session, *, plain: dict, args: dict, tools: Tools, page
     """Page ``page`` of ``per_page`` rows (None: all) of the board ``args`` names after
     ``tools``, as `boards.tools.page_of_tools` makes it from the every-row read; ``plain``:
     any page of that board (its columns, primary, part and totals). None when the board has
-    no row (left to the every-row read, which makes its empty page)."""
+    no row (left to the every-row read, which makes its empty page).
+
+    The page is cached per tools and page (cleared with the board, as its plain pages): a
+    repeated request reads nothing."""
+    key = ("tooled", args["task"], args["split"], args["modality"], args["slice_key"],
+           args["mode"], *sorted(tools.query().items()), page, per_page)
+    return get_cache().get_or_compute(
+        args["benchmark_key"], key,
+        lambda: _tooled_page(session, plain=plain, args=args, tools=tools, page=page,
+                             per_page=per_page))
+
+
+def _tooled_page(session: Session, *, plain: dict, args: dict, tools: Tools, page: int,
+                 per_page: int | None) -> dict | None:
     key = args["benchmark_key"]
     info = benchmark_info(session, key)
     task = task_of(info, args["task"])

@@ -101,6 +101,7 @@ def test_resorts_equal_the_every_row_read_whole_board_and_by_id(
             invalidate_boards()
             for limit in (tooled.BY_ID_LIMIT, 0):
                 monkeypatch.setattr(tooled, "BY_ID_LIMIT", limit)
+                invalidate_boards()  # the pages are cached per query
                 for mode in ("team", "all"):
                     args = {"benchmark_key": "demo", "task": "detection", "split": "test",
                             "modality": None, "slice_key": None, "mode": mode}
