@@ -8,16 +8,19 @@ second. Here nothing reads every row's cells:
 
 * a search, a code or a date filter runs over the board's light rows (`reads.light_rows`: id,
   the board's rank, team, method, day, baseline, code link), narrowed by the database to a
-  superset of the rows kept and cached per filter;
-* a re-sort, or the baselines filter alone, needs only the board's order and ranks
-  (`reads.order_rows`: id, rank, baseline; cached with the board);
-* a re-sort by a metric reads only that metric's value of the kept rows (`reads.metric_values`:
-  the database picks the metric's record out of each row's cells; by id for a few kept rows,
-  else the whole board's, cached with it) and sorts them here, stably, so ties keep the
-  board's order.
+  superset of the rows kept and cached per filter; a re-sort then reads the sort metric's
+  values of the kept rows only (`reads.metric_values`: by id, or the whole board's when many
+  are kept) and sorts them here;
+* a re-sort of the whole board (or with only the baselines filter) by a column the board's
+  keys were made with (its primary or a declared secondary) is sorted by the database on that
+  column's code in the keys, which hands back the page only (`reads.ranking_sorted`);
+* by any other column, one statement returns the board's order, ranks and the metric's value
+  of every row, picked out of its cells by the database (`reads.order_rows`), sorted here.
 
-Only the page's rows are then read in full. The result is the same page, row for row, with the
-board's ranks (tests/server/boards/test_board_tools_light.py holds the two equal).
+Sorts are stable: empty cells last, ties in the board's order. Only the page's rows are then
+read in full, and the page is cached per tools and page. The result is the same page, row for
+row, with the board's ranks (tests/server/boards/test_board_tools_light.py holds the two
+equal, on SQLite and PostgreSQL).
 """
 from __future__ import annotations
 

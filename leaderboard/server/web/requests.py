@@ -85,9 +85,10 @@ def tools_args() -> board_tools.Tools:
 def tooled_board(args: dict, tools: board_tools.Tools, page: int, per_page: int | None,
                  cursor: str | None = None) -> dict:
     """One page of a board after its tools: the plain (cached, keyset) page when the tools
-    change nothing; else the board's light rows filtered, re-sorted by the sort metric's
-    values alone and the page's rows read (`boards.tooled`), or, for a board with no row, its
-    every-row read (an empty page); the rows keep the board's ranks and rank intervals."""
+    change nothing; else the page after the tools, read without the board's every-row read
+    (`boards.tooled`: filters narrowed and re-sorts done mostly by the database), or, for a
+    board with no row, its every-row read (an empty page); the rows keep the board's ranks
+    and rank intervals."""
     b = _boards.board(lazy_session, **args, page=page, per_page=per_page, cursor=cursor)
     board_tools.check(tools, b)  # a 400 for a sort that is no column of this board
     if not tools.active(b):
