@@ -65,9 +65,12 @@ VALUES = [0.1 + 0.2, 0.3, 1 / 3, 2 / 3, 5e-324, 1e-300, 0.0, -0.0, 1, 0, 0.7, 0.
 
 def test_resorts_equal_the_every_row_read_whole_board_and_by_id(
         boards_app, boards_session, make, monkeypatch):
-    """Every metric column, both directions, read by id (few kept rows) and over the whole
-    board (`tooled.BY_ID_LIMIT` 0), on the ledger's cells and again after the set-based
-    rebuild (cells made by the database): the pages equal the every-row read's."""
+    """Re-sorts by every metric column in both directions: by a ranking column (accuracy,
+    fpr: sorted on the keys), by another (ap with judged and repeated records, nbi by
+    magnitude: values picked out of the cells), after a search (values by id, and the whole
+    board's with `tooled.BY_ID_LIMIT` 0) and with the baselines hidden; on the ledger's cells
+    and again after the set-based rebuild (cells and keys made by the database). The pages
+    equal the every-row read's, row for row, ranks and totals included."""
     from leaderboard.server.boards import rebuild, tooled
     from leaderboard.server.boards.cache import invalidate_boards
     from tests.server.boards.conftest import METRICS
@@ -109,7 +112,8 @@ def test_resorts_equal_the_every_row_read_whole_board_and_by_id(
                     every = boards.board(boards_session, **args, page=1, per_page=None)
                     assert {c["metric"] for c in plain["columns"]} == {
                         "accuracy", "fpr", "ap", "nbi"}
-                    for query in sorts + ["q=t1&sort=fpr", "baselines=0&sort=nbi&dir=desc"]:
+                    for query in sorts + ["q=t1&sort=fpr", "q=t&sort=ap&dir=asc",
+                                          "baselines=0&sort=nbi&dir=desc", "baselines=0&sort=fpr"]:
                         tools = _tools(query)
                         for page, per_page in ((1, 7), (3, 7), (9, 7), (1, None), (2, None)):
                             want = board_tools.page_of_tools(tools, every, page, per_page)
