@@ -94,12 +94,12 @@ def load(url: str, n: int, seed: int) -> dict:
         for key, mods in BENCHES.items():
             tasks = [{"key": "detection", "kind": "detection", "modalities": mods,
                       "headline": "accuracy", "title": "Detection", "secondary": ["ap"]}]
-            cur.execute("INSERT INTO benchmark (key, title, version, pack_path, meta_json, "
-                        "description_md, agreement_md, agreement_version, private_revealed, "
-                        "submissions_open, created_at) VALUES (%s, %s, '1', '', %s, "
-                        "'Synthetic.', '', '', false, true, now()) "
+            cur.execute("INSERT INTO benchmark (key, family, title, version, pack_path, "
+                        "meta_json, description_md, agreement_md, agreement_version, "
+                        "private_revealed, submissions_open, created_at) VALUES (%s, %s, %s, "
+                        "'1', '', %s, 'Synthetic.', '', '', false, true, now()) "
                         "RETURNING id",
-                        (key, key.upper(), json.dumps({"tasks": tasks, "splits": ["test"],
+                        (key, key, key.upper(), json.dumps({"tasks": tasks, "splits": ["test"],
                                                        "metrics": METRICS,
                                                        "modalities": mods})))
             bench_ids[key] = cur.fetchone()[0]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, time, timedelta, timezone
 
-from sqlalchemy import case, func, or_, select
+from sqlalchemy import bindparam, case, func, or_, select, text
 from sqlalchemy.orm import Session
 
 from leaderboard.core import records
@@ -24,6 +24,7 @@ from leaderboard.server.boards.ledger import shown_cells
 from leaderboard.server.boards.standings import Cell, board_order, columns_for, tie_break_rule
 from leaderboard.server.models import Submission, Team
 from leaderboard.server.models.standings import Standing, StandingBoard
+from leaderboard.server.services.judging import record_judge_allowed
 
 
 def _slices(session: Session, info: dict, split: str) -> tuple[str, str]:
@@ -342,13 +343,148 @@ def rows_by_id(session: Session, board_id: int, mode: str, columns, judge: str |
     return out
 
 
-def cells_by_id(session: Session, board_id: int, ids: list[int],
-                judge: str | None) -> dict[int, dict]:
-    """{submission id: its shown cells (`ledger.shown_cells`)} on board ``board_id``."""
-    out: dict[int, dict] = {}
-    for i in range(0, len(ids), 500):
-        for sid, cells in session.execute(select(Standing.submission_id, Standing.cells_json)
-                                          .where(Standing.board_id == board_id,
-                                                 Standing.submission_id.in_(ids[i:i + 500]))):
-            out[sid] = shown_cells(cells, judge)
-    return out
+#: a board's rows in its order with their running count of competing rows, and the records of
+#: one metric in each row's cells (see ``_RECORDS_SQL``); a row without one comes once, with
+#: NULLs
+_ORDER_SQL = {
+    "postgresql": "SELECT b.submission_id, b.competes, b.is_baseline, b.ranked, e.rec ->> 1,"
+                  " e.rec ->> 5 FROM ({board}) AS b LEFT JOIN LATERAL"
+                  " json_array_elements(b.cells_json -> 'shown') WITH ORDINALITY AS e(rec, i)"
+                  " ON e.rec ->> 0 = :metric ORDER BY b.k, e.i",
+    "sqlite": "SELECT b.submission_id, b.competes, b.is_baseline, b.ranked, e.value -> '$[1]',"
+              " e.value ->> '$[5]' FROM ({board}) AS b"
+              " LEFT JOIN json_each(b.cells_json, '$.shown') AS e"
+              " ON e.value ->> '$[0]' = :metric ORDER BY b.k, e.key",
+}
+_BOARD_SQL = ("SELECT s.submission_id, s.competes, s.is_baseline, s.cells_json, s.{key} AS k,"
+              " sum(CASE WHEN s.competes THEN 1 ELSE 0 END) OVER (ORDER BY s.{key}"
+              " ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ranked"
+              " FROM standing s WHERE s.board_id = :board AND s.{key} IS NOT NULL")
+
+
+def order_rows(session: Session, info: dict, task: dict, split: str, *, modality: str | None,
+               wanted: dict, mode: str, metric: str | None) -> dict | None:
+    """The rows of a board, best first, with only what a re-sort and the baselines filter
+    need (issue 38): None when the board has no row; else {"board_id", "judge", "rows": [[
+    submission_id, rank (the board's; None for a row that does not compete), is_baseline,
+    its shown value of ``metric`` (as `metric_values` gives it; None: none, or no
+    ``metric``)]]}.
+
+    One statement: a range of the board's rows, a running count and the metric's records
+    picked out of each row's cells by the database; no join, no JSON decoded in Python."""
+    _shown, _pick, _slices_, _skey, sb = _resolve(session, info, task, split, modality, wanted)
+    if sb is None:
+        return None
+    board = _BOARD_SQL.format(key="rep_key" if mode == "team" else "all_key")
+    sql = (_ORDER_SQL[_dialect(session)].format(board=board) if metric is not None else
+           f"SELECT b.submission_id, b.competes, b.is_baseline, b.ranked, NULL, NULL"
+           f" FROM ({board}) AS b ORDER BY b.k")
+    rows: list[list] = []
+    last = None
+    for sid, competes, baseline, ranked, value, record_judge in session.execute(
+            text(sql), {"board": sb.id, "metric": metric}):
+        if sid != last:
+            rows.append([sid, ranked if competes else None, bool(baseline), None])
+            last = sid
+        if record_judge_allowed(record_judge, sb.judge):  # a later record wins
+            rows[-1][3] = _number(value)
+    return {"board_id": sb.id, "judge": sb.judge, "rows": rows}
+
+
+def _dialect(session: Session) -> str:
+    return "postgresql" if session.get_bind().dialect.name == "postgresql" else "sqlite"
+
+
+def _number(value: str | None) -> float | None:
+    """A record's value from its JSON text (None for JSON null or no record)."""
+    return None if value is None or value == "null" else float(value)
+
+
+#: a page of a board's rows ordered by one ranking column's code in the key (see
+#: `ranking_sorted`): the code's first character puts n/a last in either direction
+_KEY_SORT_SQL = ("SELECT b.submission_id, b.competes, b.ranked FROM ({board}) AS b {where}"
+                 " ORDER BY substr(b.code, 1, 1), b.code {dir}, b.k{limit}")
+
+
+def ranking_sorted(session: Session, info: dict, task: dict, split: str, *,
+                   modality: str | None, wanted: dict, mode: str, col: dict, direction: str,
+                   baselines: bool, offset: int, limit: int | None) -> dict | None:
+    """Rows ``offset`` to ``offset + limit`` (None: all) of a board re-sorted by ``col``, when
+    it is one of the columns the board's keys were made with (its ``order_json``, same
+    direction): its value's code is then in every row's key (`ledger.encode_key`: 17
+    characters a column that sort better first, n/a last), so the database sorts the rows by
+    that part of the key and hands back the page only. Ties keep the board's order; rows keep
+    the board's rank. None when ``col`` is not such a column (or the board has no row); else
+    {"board_id", "judge", "total", "rows": [[submission_id, rank (None: does not compete)]]};
+    ``baselines`` False drops the baselines."""
+    _shown, _pick, _slices_, _skey, sb = _resolve(session, info, task, split, modality, wanted)
+    if sb is None:
+        return None
+    spec = [col["metric"], bool(col.get("higher_is_better", True)),
+            bool(col.get("by_magnitude"))]
+    at = next((j for j, c in enumerate(sb.order_json or []) if list(c) == spec), None)
+    if at is None:
+        return None
+    key = "rep_key" if mode == "team" else "all_key"
+    start = 1 + 17 * at + (1 if mode == "all" else 0)  # all_key: a disqualified flag first
+    code = f"substr(s.{key}, {start}, 17)"
+    if _dialect(session) == "postgresql":
+        code += ' COLLATE "C"'  # bytewise, as the keys
+    better = "asc" if col.get("by_magnitude") or not col.get("higher_is_better", True) else "desc"
+    sql = _KEY_SORT_SQL.format(
+        board=_BOARD_SQL.format(key=key).replace("s.cells_json,", f"{code} AS code,"),
+        where="" if baselines else "WHERE NOT b.is_baseline",
+        dir="ASC" if direction == better else "DESC",
+        limit="" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}")
+    rows = [[sid, ranked if competes else None]
+            for sid, competes, ranked in session.execute(text(sql), {"board": sb.id})]
+    if baselines:
+        total = sb.reps if mode == "team" else sb.rows
+    else:
+        total = session.scalar(select(func.count()).select_from(Standing).where(
+            Standing.board_id == sb.id,
+            (Standing.rep_key if mode == "team" else Standing.all_key).is_not(None),
+            Standing.is_baseline.is_(False)))
+    return {"board_id": sb.id, "judge": sb.judge, "total": total, "rows": rows}
+
+
+#: one metric's records in each row's cells (``shown``: [[metric, value, ci_low, ci_high, n,
+#: judge], ...]) in their stored order, as (submission id, the value's JSON text, the judge):
+#: the value is taken as its JSON text and parsed by Python's ``float`` as the whole cells'
+#: decoding does, so it is the very float the row's cells give on either database
+_RECORDS_SQL = {
+    "postgresql": "SELECT s.submission_id, e.rec ->> 1, e.rec ->> 5 FROM standing s"
+                  " CROSS JOIN LATERAL json_array_elements(s.cells_json -> 'shown')"
+                  " WITH ORDINALITY AS e(rec, i)"
+                  " WHERE s.board_id = :board AND e.rec ->> 0 = :metric {ids}"
+                  " ORDER BY s.submission_id, e.i",
+    "sqlite": "SELECT s.submission_id, e.value -> '$[1]', e.value ->> '$[5]' FROM standing s,"
+              " json_each(s.cells_json, '$.shown') AS e"
+              " WHERE s.board_id = :board AND e.value ->> '$[0]' = :metric {ids}"
+              " ORDER BY s.submission_id, e.key",
+}
+
+
+def metric_values(session: Session, board_id: int, metric: str, judge: str | None,
+                  ids: list[int] | None = None) -> list[list]:
+    """[[submission id, its shown value of ``metric``]] of the rows of board ``board_id`` that
+    have one (only those in ``ids`` when given; keep it short), in id order. The shown value is
+    `ledger.shown_cells`': the last of the metric's records that the board's ``judge`` allows;
+    None for a record without a value.
+
+    The database picks the metric's records out of each row's cells and hands back their value
+    and judge as text, so a re-sort of a whole board decodes no JSON in Python (issue 38)."""
+    dialect = _dialect(session)
+    params: dict = {"board": board_id, "metric": metric}
+    stmt = text(_RECORDS_SQL[dialect].format(
+        ids="AND s.submission_id IN :ids" if ids is not None else ""))
+    if ids is not None:
+        if not ids:
+            return []
+        stmt = stmt.bindparams(bindparam("ids", expanding=True))
+        params["ids"] = list(ids)
+    out: dict[int, float | None] = {}
+    for sid, value, record_judge in session.execute(stmt, params):
+        if record_judge_allowed(record_judge, judge):  # a later record wins, as in the cells
+            out[sid] = _number(value)
+    return [[sid, v] for sid, v in out.items()]

@@ -88,14 +88,18 @@ def tools_args() -> board_tools.Tools:
 def tooled_board(args: dict, tools: board_tools.Tools, page: int, per_page: int | None,
                  cursor: str | None = None) -> dict:
     """One page of a board after its tools: the plain (cached, keyset) page when the tools
-    change nothing; else the board's light rows filtered and the kept rows read
-    (`boards.tooled`), or, for a re-sort of most of a large board, the board's every-row read
-    (cached with the board) filtered and sorted here; the rows keep the board's ranks and rank
-    intervals either way."""
-    b = _boards.board(lazy_session, **args, page=page, per_page=per_page, cursor=cursor)
+    change nothing; else the page after the tools, read without the board's every-row read
+    (`boards.tooled`: filters narrowed and re-sorts done mostly by the database), or, for a
+    board with no row, its every-row read (an empty page); the rows keep the board's ranks
+    and rank intervals."""
+    # with tools, the plain page only lends its columns and totals: its first page (often
+    # cached) rather than a deep page's offset read
+    first = page if cursor is not None or not tools.query() else 1
+    b = _boards.board(lazy_session, **args, page=first, per_page=per_page, cursor=cursor)
     board_tools.check(tools, b)  # a 400 for a sort that is no column of this board
-    if not tools.active(b):
-        return b  # no filter, the board's own order: the plain page
+    if not tools.active(b):  # no filter, the board's own order: the plain page
+        return b if first == page else _boards.board(lazy_session, **args, page=page,
+                                                     per_page=per_page, cursor=cursor)
     out = tooled.tooled_page(lazy_session, plain=b, args=args, tools=tools, page=page,
                              per_page=per_page)
     if out is not None:
