@@ -2,6 +2,7 @@
 
     flock /tmp/bench.lock .venv/bin/python perf/bench_releases.py [--submissions 1000]
         [--generators 40] [--releases 3] [--duration 10] [--database-url postgresql+...]
+        [--redis-url redis://127.0.0.1:6379/14] [--scheduling-only]
 
 Builds a fresh database (SQLite in a temporary directory unless ``--database-url`` names an
 empty PostgreSQL database) with ``alembic upgrade head`` and synthesises, directly in it, one
@@ -27,9 +28,10 @@ caches) and ``wrk`` on the warm (cached) URL:
 * the matrix JSON (a page) and CSV (every row);
 * the decay page (``/benchmarks/bench/boards/detection/test/decay``) and its JSON.
 
-Re-run scheduling is **not measured**: the scheduling service is built in parallel (issue 37,
-item 2) and is not in this tree; `measure_scheduling` is the hook where it goes (it reports
-"not measured"). Prints JSON lines.
+Before all that, re-run scheduling (issue 37, item 2; `measure_scheduling`): the planning pass
+of a release-3 campaign over ``--submissions`` container methods and the reconciler's pass over
+the open campaign, on a family of its own, rolled back. ``--scheduling-only`` measures only
+that (on a migrated, empty database). Prints JSON lines.
 """
 from __future__ import annotations
 
@@ -412,9 +414,12 @@ def main(argv=None) -> int:
     port = free_port()
     env = {**os.environ, "DATABASE_URL": url, "DATA_DIR": str(data_dir), "SECRET_KEY": "bench",
            "COOKIE_SECURE": "0", "REDIS_URL": args.redis_url, "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "gunicorn", "-w", "2", "--threads", "4", "-b",
-           f"127.0.0.1:{port}", "--worker-class", "gthread", "--log-level", "warning",
-           "--timeout", "600", "leaderboard.server.web:create_app()"]
+    # the production settings and hooks (`leaderboard.server.gunicorn_conf`: the heap frozen
+    # after the app loads), with the bench's workers, threads and quiet logs
+    cmd = [sys.executable, "-m", "gunicorn", "-c", "python:leaderboard.server.gunicorn_conf",
+           "-w", "2", "--threads", "4", "-b", f"127.0.0.1:{port}", "--worker-class", "gthread",
+           "--log-level", "warning", "--access-logfile", "/dev/null", "--timeout", "600",
+           "--max-requests", "0", "leaderboard.server.web:create_app()"]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
     matrix = f"/benchmarks/{latest}/boards/detection/test/generators"
     api = f"/api/v1/boards/{latest}/detection/test/generators"
