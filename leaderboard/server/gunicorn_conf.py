@@ -22,6 +22,13 @@ reads and discards what the client still has in flight for at most ``LINGER_S`` 
 socket: a refused 1 GiB upload costs half a second of a greenlet, not the minute it takes to
 read it.
 
+**Garbage collection.** Each worker freezes its heap once the application is loaded
+(`post_worker_init`: ``gc.freeze()``): the modules, the app and its configuration, some hundred
+thousand long-lived objects, move to a permanent generation that a full collection no longer
+walks. Issue 37 measured a full collection inside ~1 in 6 cold matrix-page requests (~200 ms
+of a 1.4 MB view's objects plus the app's); after the freeze a full pass walks only what the
+requests made.
+
 =======================  =======================================================================
 ``PORT``                 8000
 ``WEB_WORKER_CLASS``     ``gevent`` (``gthread`` is the fallback if gevent cannot be used)
@@ -32,6 +39,7 @@ read it.
 ``FORWARDED_ALLOW_IPS``  127.0.0.1: the proxy whose X-Forwarded-* headers are trusted
 =======================  =======================================================================
 """
+import gc
 import os
 import socket
 import time
@@ -83,3 +91,9 @@ def post_request(worker, req, environ, resp):
             read += len(chunk)
     except OSError:
         pass  # the client went first: nothing left to do
+
+
+def post_worker_init(worker):
+    """Freeze what the worker loaded (see the docstring): later full collections skip it."""
+    gc.collect()  # what loading left unreachable is freed, not frozen
+    gc.freeze()
