@@ -413,12 +413,13 @@ def main(argv=None) -> int:
     print(json.dumps(prepare_rows(app, latest)), flush=True)
     port = free_port()
     env = {**os.environ, "DATABASE_URL": url, "DATA_DIR": str(data_dir), "SECRET_KEY": "bench",
-           "COOKIE_SECURE": "0", "REDIS_URL": args.redis_url, "PYTHONPATH": str(ROOT)}
+           "COOKIE_SECURE": "0", "REDIS_URL": args.redis_url, "PYTHONPATH": str(ROOT),
+           "WEB_ACCESS_LOG": ""}
     # the production settings and hooks (`leaderboard.server.gunicorn_conf`: the heap frozen
     # after the app loads), with the bench's workers, threads and quiet logs
     cmd = [sys.executable, "-m", "gunicorn", "-c", "python:leaderboard.server.gunicorn_conf",
            "-w", "2", "--threads", "4", "-b", f"127.0.0.1:{port}", "--worker-class", "gthread",
-           "--log-level", "warning", "--access-logfile", "/dev/null", "--timeout", "600",
+           "--log-level", "warning", "--timeout", "600",
            "--max-requests", "0", "leaderboard.server.web:create_app()"]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
     matrix = f"/benchmarks/{latest}/boards/detection/test/generators"

@@ -37,6 +37,7 @@ requests made.
 ``WEB_THREADS``          8 threads per gthread worker (ignored by gevent)
 ``WEB_TIMEOUT_S``        300: a worker silent this long is restarted
 ``FORWARDED_ALLOW_IPS``  127.0.0.1: the proxy whose X-Forwarded-* headers are trusted
+``WEB_ACCESS_LOG``       ``-`` (stdout); empty: no access log
 =======================  =======================================================================
 """
 import gc
@@ -59,7 +60,8 @@ limit_request_field_size = 8190
 max_requests = int(os.environ.get("WEB_MAX_REQUESTS", "5000"))
 max_requests_jitter = 500
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
-accesslog = "-"
+# WEB_ACCESS_LOG empty: no access log (the benches: a log line per request is not what they time)
+accesslog = os.environ.get("WEB_ACCESS_LOG", "-") or None
 errorlog = "-"
 # no runtime-management socket (gunicornc): nothing to attack, nothing shared between instances
 control_socket_disable = True
