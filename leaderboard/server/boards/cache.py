@@ -145,13 +145,17 @@ class BoardCache:
                 self._counters[scope] = self._counters.get(scope, 0) + 1
 
     # -- public API ----------------------------------------------------------------------------
-    def get_or_compute(self, scope: str, key: Hashable, compute: Callable[[], Any]) -> Any:
+    def get_or_compute(self, scope: str, key: Hashable, compute: Callable[[], Any], *,
+                       shared: bool = True) -> Any:
         """The cached value of ``key`` in ``scope``, computing (and storing) it on a miss.
 
         Values must survive a JSON round trip when Redis is configured (boards are plain dicts).
         With Redis, one process at a time computes a given entry (a ``SET NX`` lock with a
         short TTL): while it runs, the others serve the previous version (stale while
         revalidate) or, when there is none, wait for the new one (at most ``lock_s``).
+        ``shared=False`` keeps the entry in this process only (still cleared by `invalidate`):
+        for a large intermediate that the pages made from it make cheap to lose, where
+        encoding it into Redis costs more than computing it again.
         """
         try:
             gens = self._generations(scope)
@@ -168,7 +172,7 @@ class BoardCache:
         if found is not None and self._recheck.get(local_key, 0.0) > now:
             self.stale_served += 1  # another process is recomputing it: ask Redis later
             return found[1]
-        if self.redis is None:
+        if self.redis is None or not shared:
             self.misses += 1
             value = compute()
         else:
