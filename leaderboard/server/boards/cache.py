@@ -4,7 +4,8 @@ Entries live in a per-process dict (the fast path: no I/O beyond reading generat
 Redis is configured, also in Redis so that gunicorn workers share a computed board. Each entry is
 stamped with the *generations* of its scope (one benchmark, or ``CROSS`` for pages that read every
 benchmark) and of the whole cache; `BoardCache.invalidate` bumps them, so every process sees the
-change on its next read without being told:
+change on its next read without being told (an entry asked for with ``shared=False`` stays
+in the process's dict: a large intermediate cheaper to recompute than to move through Redis):
 
 * with Redis: generations are random tokens (``SET``) read with one ``MGET`` per lookup;
 * without Redis: generations are random tokens in small files under ``state_dir`` (one host, many
