@@ -17,7 +17,8 @@ generators made public after it), then the standings are built in one pass.
 Then the step the scoring job adds per submission since the matrix was paged (issue 37): its rows
 of the detectors x generators matrix (`generators.prepare_rows`, bootstrapped once and stored),
 for every submission of the measured (latest) release, timed. Then ``gunicorn -w 2`` on
-127.0.0.1 and, per URL, one cold request (the first read after the server started: empty board
+127.0.0.1 (the production config, `leaderboard.server.gunicorn_conf`, with 2 gthread workers,
+no access log) and, per URL, one cold request (the first read after the server started: empty board
 caches) and ``wrk`` on the warm (cached) URL:
 
 * the matrix page of the latest release (``/benchmarks/bench-vN/boards/detection/test/
