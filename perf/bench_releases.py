@@ -2,6 +2,7 @@
 
     flock /tmp/bench.lock .venv/bin/python perf/bench_releases.py [--submissions 1000]
         [--generators 40] [--releases 3] [--duration 10] [--database-url postgresql+...]
+        [--redis-url redis://127.0.0.1:6379/14] [--scheduling-only]
 
 Builds a fresh database (SQLite in a temporary directory unless ``--database-url`` names an
 empty PostgreSQL database) with ``alembic upgrade head`` and synthesises, directly in it, one
@@ -16,7 +17,8 @@ generators made public after it), then the standings are built in one pass.
 Then the step the scoring job adds per submission since the matrix was paged (issue 37): its rows
 of the detectors x generators matrix (`generators.prepare_rows`, bootstrapped once and stored),
 for every submission of the measured (latest) release, timed. Then ``gunicorn -w 2`` on
-127.0.0.1 and, per URL, one cold request (the first read after the server started: empty board
+127.0.0.1 (the production config, `leaderboard.server.gunicorn_conf`, with 2 gthread workers,
+no access log) and, per URL, one cold request (the first read after the server started: empty board
 caches) and ``wrk`` on the warm (cached) URL:
 
 * the matrix page of the latest release (``/benchmarks/bench-vN/boards/detection/test/
@@ -27,9 +29,10 @@ caches) and ``wrk`` on the warm (cached) URL:
 * the matrix JSON (a page) and CSV (every row);
 * the decay page (``/benchmarks/bench/boards/detection/test/decay``) and its JSON.
 
-Re-run scheduling is **not measured**: the scheduling service is built in parallel (issue 37,
-item 2) and is not in this tree; `measure_scheduling` is the hook where it goes (it reports
-"not measured"). Prints JSON lines.
+Before all that, re-run scheduling (issue 37, item 2; `measure_scheduling`): the planning pass
+of a release-3 campaign over ``--submissions`` container methods and the reconciler's pass over
+the open campaign, on a family of its own, rolled back. ``--scheduling-only`` measures only
+that (on a migrated, empty database). Prints JSON lines.
 """
 from __future__ import annotations
 
@@ -70,10 +73,18 @@ def generator_table(n: int) -> list[dict]:
              "date": (start + timedelta(days=25 * i)).date().isoformat()} for i in range(n)]
 
 
-def build_db(url: str, data_dir: pathlib.Path, *, n_subs: int, n_gen: int, n_rel: int,
-             reals: int, per_gen: int, seed: int) -> dict:
+def migrate(url: str) -> None:
     from alembic import command
     from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(ROOT / "migrations"))
+    cfg.set_main_option("sqlalchemy.url", url)
+    command.upgrade(cfg, "head")
+
+
+def build_db(url: str, data_dir: pathlib.Path, *, n_subs: int, n_gen: int, n_rel: int,
+             reals: int, per_gen: int, seed: int) -> dict:
     from sqlalchemy import insert
     from sqlalchemy.orm import Session
 
@@ -83,10 +94,7 @@ def build_db(url: str, data_dir: pathlib.Path, *, n_subs: int, n_gen: int, n_rel
     from leaderboard.server.models import Benchmark, Score, Submission, Team
     from leaderboard.server.services import outcome_store
 
-    cfg = Config()
-    cfg.set_main_option("script_location", str(ROOT / "migrations"))
-    cfg.set_main_option("sqlalchemy.url", url)
-    command.upgrade(cfg, "head")
+    migrate(url)
     rng = np.random.default_rng(seed)
     py = random.Random(seed)
     gens = generator_table(n_gen)
@@ -164,12 +172,97 @@ def build_db(url: str, data_dir: pathlib.Path, *, n_subs: int, n_gen: int, n_rel
             "seconds": round(time.perf_counter() - t, 2), "database": url.split(":")[0]}
 
 
-def measure_scheduling(url: str) -> dict:
-    """HOOK (issue 37, item 2): time planning the re-runs of every allowed container
-    submission on a new release (the re-runs service's plan/queue function) here once it is
-    merged. Not measured in this tree: the service is not in it."""
-    return {"measure": "rerun scheduling", "measured": False,
-            "why": "the re-run scheduling service (issue 37, item 2) is not in this tree"}
+def measure_scheduling(url: str, *, n_subs: int, seed: int) -> dict:
+    """Re-run scheduling (issue 37, item 2) on its own family ``sched`` of 3 releases, in one
+    transaction that is rolled back (the boards measured next never see it): ``n_subs``
+    container methods, each its own uploader with an approved data-use agreement and a kept
+    image, scored on release 1, 30 % of them submitted again (an original) on release 2; 5 %
+    of the teams opted out, 5 % of the agreements revoked (skips with reasons). Timed: the
+    planning pass an import runs on release 3 (`reruns.plan`, as `jobs.reruns.after_import`
+    calls it: the campaign made, prediction-file teams told, the window's rows added), then the
+    reconciler's pass over the open campaign (`reruns.open_campaigns` + `plan`, as
+    `jobs.reruns.advance` runs it: every candidate asked at the gate again). No Docker and no
+    queue: the rows are planned and flushed, never enqueued (enqueueing is one RQ call per row
+    of the window)."""
+    from sqlalchemy import event, insert
+    from sqlalchemy.orm import Session
+
+    from leaderboard.server.db import make_engine
+    from leaderboard.server.models import Benchmark, Submission, Team, User
+    from leaderboard.server.models.access import AccessRequest
+    from leaderboard.server.services import reruns
+
+    py = random.Random(seed)
+    engine = make_engine(url)
+    queries = [0]
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _count(*_args):
+        queries[0] += 1
+
+    images = pathlib.Path(tempfile.mkdtemp(prefix="bench-sched-"))
+    out = {"measure": "rerun scheduling", "database": url.split(":")[0], "methods": n_subs,
+           "window": 4}
+    try:
+        with Session(engine) as s:
+            rel = [s.scalar(insert(Benchmark).returning(Benchmark.id), {
+                "key": "sched" if r == 1 else f"sched-v{r}", "family": "sched", "release": r,
+                "released_at": T0 + timedelta(days=300 * r), "title": "Sched",
+                "version": str(r), "pack_path": "", "meta_json": {"tasks": TASKS},
+                "description_md": ""}) for r in (1, 2, 3)]
+            n_teams = n_subs
+            teams = s.scalars(insert(Team).returning(Team.id), [
+                {"name": f"sched-team-{i:05d}", "invite_code": f"sched-{i:05d}",
+                 "created_at": T0} for i in range(n_teams)]).all()
+            users = s.scalars(insert(User).returning(User.id), [
+                {"email": f"u{i}@sched.example", "display_name": f"u{i}", "password_hash": "x",
+                 "team_id": teams[i], "created_at": T0} for i in range(n_subs)]).all()
+            s.execute(insert(AccessRequest), [
+                {"user_id": users[i], "benchmark_id": rel[0], "agreement_version": "",
+                 "full_name": f"u{i}", "affiliation": "x", "intended_use": "x",
+                 "accepted_at": T0, "status": "revoked" if py.random() < 0.05 else "approved"}
+                for i in range(n_subs)])
+            (images / "img").mkdir()
+            rows = []
+            for i in range(n_subs):
+                (images / "img" / f"{i}.tar").write_bytes(b"x")
+                for r in ((0, 1) if py.random() < 0.3 else (0,)):
+                    rows.append({"benchmark_id": rel[r], "split": "test", "team_id": teams[i],
+                                 "user_id": users[i], "kind": "container",
+                                 "method_name": f"method {i}", "status": "scored",
+                                 "is_public": True, "is_baseline": False,
+                                 "file_path": "", "image_path": f"img/{i}.tar",
+                                 "allow_rerun": py.random() >= 0.05,
+                                 "created_at": T0 + timedelta(days=300 * r + py.uniform(0, 200))})
+            s.execute(insert(Submission), rows)
+            out["container_submissions"] = len(rows)
+            s.flush()
+            release3 = s.get(Benchmark, rel[2])
+            s.expire_all()  # a planner starts from a cold session
+            for name, step in (("import_plan", "import"), ("reconciler_pass", "reconcile")):
+                queries[0] = 0
+                t = time.perf_counter()
+                if step == "import":
+                    added = reruns.plan(s, release3, data_dir=str(images), window=4)
+                else:
+                    added = []
+                    for bench in reruns.open_campaigns(s):
+                        added += reruns.plan(s, bench, data_dir=str(images), window=4)
+                s.flush()
+                out[f"{name}_ms"] = round(1000 * (time.perf_counter() - t), 1)
+                out[f"{name}_queries"] = queries[0]
+                out[f"{name}_added"] = len(added)
+                s.expire_all()
+            prog = reruns.progress(s, release3)
+            out.update({"skipped": prog["counts"]["skipped"],
+                        "waiting": prog["counts"]["waiting"],
+                        "queued": prog["counts"]["queued"]})
+            s.rollback()
+    finally:
+        engine.dispose()
+        shutil.rmtree(images, ignore_errors=True)
+    out["load_average_1m"] = round(os.getloadavg()[0], 2)
+    return out
 
 
 def make_app(url: str, data_dir: pathlib.Path, redis_url: str):
@@ -293,15 +386,26 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rounds", type=int, default=3,
                     help="cold reads after a new submission and after a cache clear, each")
+    ap.add_argument("--scheduling-only", action="store_true",
+                    help="only the re-run scheduling measurement (no boards, no server)")
     args = ap.parse_args(argv)
 
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="bench-releases-"))
     url = args.database_url or f"sqlite:///{tmp / 'bench.db'}"
+    if args.scheduling_only:
+        try:
+            migrate(url)
+            print(json.dumps(measure_scheduling(url, n_subs=args.submissions, seed=args.seed)),
+                  flush=True)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return 0
     data_dir = tmp / "data"
     print(json.dumps(build_db(url, data_dir, n_subs=args.submissions, n_gen=args.generators,
                               n_rel=args.releases, reals=args.reals,
                               per_gen=args.per_generator, seed=args.seed)), flush=True)
-    print(json.dumps(measure_scheduling(url)), flush=True)
+    print(json.dumps(measure_scheduling(url, n_subs=args.submissions, seed=args.seed)),
+          flush=True)
     latest = "bench" if args.releases == 1 else f"bench-v{args.releases}"
     app = make_app(url, data_dir, args.redis_url)
     with app.app_context():
@@ -310,10 +414,14 @@ def main(argv=None) -> int:
     print(json.dumps(prepare_rows(app, latest)), flush=True)
     port = free_port()
     env = {**os.environ, "DATABASE_URL": url, "DATA_DIR": str(data_dir), "SECRET_KEY": "bench",
-           "COOKIE_SECURE": "0", "REDIS_URL": args.redis_url, "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "gunicorn", "-w", "2", "--threads", "4", "-b",
-           f"127.0.0.1:{port}", "--worker-class", "gthread", "--log-level", "warning",
-           "--timeout", "600", "leaderboard.server.web:create_app()"]
+           "COOKIE_SECURE": "0", "REDIS_URL": args.redis_url, "PYTHONPATH": str(ROOT),
+           "WEB_ACCESS_LOG": ""}
+    # the production settings and hooks (`leaderboard.server.gunicorn_conf`: the heap frozen
+    # after the app loads), with the bench's workers, threads and quiet logs
+    cmd = [sys.executable, "-m", "gunicorn", "-c", "python:leaderboard.server.gunicorn_conf",
+           "-w", "2", "--threads", "4", "-b", f"127.0.0.1:{port}", "--worker-class", "gthread",
+           "--log-level", "warning", "--timeout", "600",
+           "--max-requests", "0", "leaderboard.server.web:create_app()"]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
     matrix = f"/benchmarks/{latest}/boards/detection/test/generators"
     api = f"/api/v1/boards/{latest}/detection/test/generators"

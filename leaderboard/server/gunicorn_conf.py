@@ -22,6 +22,13 @@ reads and discards what the client still has in flight for at most ``LINGER_S`` 
 socket: a refused 1 GiB upload costs half a second of a greenlet, not the minute it takes to
 read it.
 
+**Garbage collection.** Each worker freezes its heap once the application is loaded
+(`post_worker_init`: ``gc.freeze()``): the modules, the app and its configuration, about 154,000
+long-lived objects, move to a permanent generation that a full collection no longer
+walks. Issue 37 measured a full collection inside ~1 in 6 cold matrix-page requests (~200 ms
+of a 1.4 MB view's objects plus the app's); after the freeze a full pass walks only what the
+requests made.
+
 =======================  =======================================================================
 ``PORT``                 8000
 ``WEB_WORKER_CLASS``     ``gevent`` (``gthread`` is the fallback if gevent cannot be used)
@@ -30,8 +37,10 @@ read it.
 ``WEB_THREADS``          8 threads per gthread worker (ignored by gevent)
 ``WEB_TIMEOUT_S``        300: a worker silent this long is restarted
 ``FORWARDED_ALLOW_IPS``  127.0.0.1: the proxy whose X-Forwarded-* headers are trusted
+``WEB_ACCESS_LOG``       ``-`` (stdout); empty: no access log
 =======================  =======================================================================
 """
+import gc
 import os
 import socket
 import time
@@ -51,7 +60,8 @@ limit_request_field_size = 8190
 max_requests = int(os.environ.get("WEB_MAX_REQUESTS", "5000"))
 max_requests_jitter = 500
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
-accesslog = "-"
+# WEB_ACCESS_LOG empty: no access log (the benches: a log line per request is not what they time)
+accesslog = os.environ.get("WEB_ACCESS_LOG", "-") or None
 errorlog = "-"
 # no runtime-management socket (gunicornc): nothing to attack, nothing shared between instances
 control_socket_disable = True
@@ -83,3 +93,9 @@ def post_request(worker, req, environ, resp):
             read += len(chunk)
     except OSError:
         pass  # the client went first: nothing left to do
+
+
+def post_worker_init(worker):
+    """Freeze what the worker loaded (see the docstring): later full collections skip it."""
+    gc.collect()  # what loading left unreachable is freed, not frozen
+    gc.freeze()

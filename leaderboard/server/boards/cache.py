@@ -4,7 +4,8 @@ Entries live in a per-process dict (the fast path: no I/O beyond reading generat
 Redis is configured, also in Redis so that gunicorn workers share a computed board. Each entry is
 stamped with the *generations* of its scope (one benchmark, or ``CROSS`` for pages that read every
 benchmark) and of the whole cache; `BoardCache.invalidate` bumps them, so every process sees the
-change on its next read without being told:
+change on its next read without being told (an entry asked for with ``shared=False`` stays
+in the process's dict: a large intermediate cheaper to recompute than to move through Redis):
 
 * with Redis: generations are random tokens (``SET``) read with one ``MGET`` per lookup;
 * without Redis: generations are random tokens in small files under ``state_dir`` (one host, many
@@ -145,13 +146,17 @@ class BoardCache:
                 self._counters[scope] = self._counters.get(scope, 0) + 1
 
     # -- public API ----------------------------------------------------------------------------
-    def get_or_compute(self, scope: str, key: Hashable, compute: Callable[[], Any]) -> Any:
+    def get_or_compute(self, scope: str, key: Hashable, compute: Callable[[], Any], *,
+                       shared: bool = True) -> Any:
         """The cached value of ``key`` in ``scope``, computing (and storing) it on a miss.
 
         Values must survive a JSON round trip when Redis is configured (boards are plain dicts).
         With Redis, one process at a time computes a given entry (a ``SET NX`` lock with a
         short TTL): while it runs, the others serve the previous version (stale while
         revalidate) or, when there is none, wait for the new one (at most ``lock_s``).
+        ``shared=False`` keeps the entry in this process only (still cleared by `invalidate`):
+        for a large intermediate that the pages made from it make cheap to lose, where
+        encoding it into Redis costs more than computing it again.
         """
         try:
             gens = self._generations(scope)
@@ -168,22 +173,25 @@ class BoardCache:
         if found is not None and self._recheck.get(local_key, 0.0) > now:
             self.stale_served += 1  # another process is recomputing it: ask Redis later
             return found[1]
-        if self.redis is None:
+        if self.redis is None or not shared:
             self.misses += 1
             value = compute()
         else:
             envelope = self._redis_get(scope, key)
-            if envelope is not None and tuple(envelope[0]) == gens:
+            if envelope is not None and envelope[0] == gens:
                 self.hits += 1
-                value = envelope[1]
+                value = _value(envelope[1])
             else:
+                # the previous version, still encoded: decoded only if it is served (a
+                # rebuild that takes the lock never reads it; issue 37: a 1.4 MB matrix entry
+                # was decoded twice per rebuild, 30-60 ms and a full GC pass in the request)
                 stale = envelope if envelope is not None else (
-                    None if found is None else (found[0], found[1]))
+                    None if found is None else (found[0], _Decoded(found[1])))
                 value, fresh = self._revalidate(scope, key, gens, compute, stale)
                 if not fresh:
                     # stale: served, kept under generations marked stale (never current)
                     # and not looked up in Redis again for stale_recheck_s
-                    marked = tuple(stale[0])
+                    marked = stale[0]
                     if not marked or marked[0] != "stale":
                         marked = ("stale", *marked)
                     with self._lock:
@@ -219,10 +227,10 @@ class BoardCache:
                 log.warning("board cache lock failed scope=%s", scope, exc_info=True)
                 got = True  # Redis trouble: compute without the lock rather than wait
             if got:
-                if envelope is not None and tuple(envelope[0]) == gens:
+                if envelope is not None and envelope[0] == gens:
                     self.hits += 1
                     self._unlock(lock, token)
-                    return envelope[1], True
+                    return _value(envelope[1]), True
                 self.misses += 1
                 try:
                     value = compute()
@@ -233,15 +241,15 @@ class BoardCache:
                 return value, True
             if stale is not None:
                 self.stale_served += 1
-                return stale[1], False
+                return _value(stale[1]), False
             if time.monotonic() >= deadline:
                 self.misses += 1
                 return compute(), True  # the lock holder is slow or gone
             time.sleep(0.01)
             envelope = self._redis_get(scope, key)
-            if envelope is not None and tuple(envelope[0]) == gens:
+            if envelope is not None and envelope[0] == gens:
                 self.hits += 1
-                return envelope[1], True
+                return _value(envelope[1]), True
 
     def _unlock(self, lock: str, token: str) -> None:
         try:
@@ -278,7 +286,7 @@ class BoardCache:
         return f"{_PREFIX}v:{scope}:{json.dumps(key, default=str)}"
 
     def _redis_get(self, scope: str, key: Hashable):
-        """[generations, value] stored for the entry, or None."""
+        """(generations, the value still encoded) stored for the entry, or None."""
         try:
             raw = self.redis.get(self._redis_key(scope, key))
         except Exception:  # noqa: BLE001
@@ -291,19 +299,47 @@ class BoardCache:
         """Store the entry and release its lock in one round trip."""
         try:
             pipe = self.redis.pipeline(transaction=False)
-            pipe.set(self._redis_key(scope, key), json.dumps([list(gens), value]),
-                     ex=self.ttl_s)
+            pipe.set(self._redis_key(scope, key), _encode(gens, value), ex=self.ttl_s)
             pipe.eval(_UNLOCK, 1, lock, token)
             pipe.execute()
         except Exception:  # noqa: BLE001 - the lock's TTL frees it anyway
             log.warning("board cache write failed scope=%s", scope, exc_info=True)
 
 
+class _Decoded:
+    """A value already decoded (this process's own copy), where `_value` expects JSON text."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+
+def _encode(gens: tuple, value: Any) -> str:
+    """A Redis entry: its generations' JSON, a newline, the value's JSON (compact JSON has no
+    raw newline), so that a reader compares generations without decoding the value."""
+    return json.dumps(list(gens)) + "\n" + json.dumps(value)
+
+
 def _envelope(raw):
+    """(generations, the value's JSON text) of a stored entry, or None (none, or an entry of
+    another format: a miss, recomputed). The value is decoded by `_value` when served."""
     if raw is None:
         return None
-    envelope = json.loads(raw)
-    return envelope if isinstance(envelope, list) and len(envelope) == 2 else None
+    if isinstance(raw, str):
+        raw = raw.encode()
+    head, sep, body = raw.partition(b"\n")
+    if not sep:
+        return None
+    try:
+        gens = json.loads(head)
+    except ValueError:
+        return None
+    return (tuple(gens), body) if isinstance(gens, list) else None
+
+
+def _value(encoded) -> Any:
+    return encoded.value if isinstance(encoded, _Decoded) else json.loads(encoded)
 
 
 def cache_from_config(config) -> BoardCache:

@@ -210,7 +210,12 @@ def generator_view(session: Session, *, benchmark_key: str, task: str, split: st
         rows = compute_board(session, info, t, split, modality=None, wanted={}, mode=mode)
         return _compute(session, info, t, split, rows)
 
-    view = get_cache().get_or_compute(benchmark_key, ("generators", task, split, mode), compute)
+    # in this process only: the whole view is ~1.4 MB of JSON for 500 rows x 40 generators,
+    # and encoding it into Redis (then decoding it) cost a cold page with Redis more than
+    # rebuilding it from stored rows (issue 37, docs/performance.md); the pages made from it
+    # (a fragment, a page of JSON) are the shared entries
+    view = get_cache().get_or_compute(benchmark_key, ("generators", task, split, mode), compute,
+                                      shared=False)
     return _ranked(view, rank_by)
 
 

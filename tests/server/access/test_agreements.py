@@ -122,3 +122,17 @@ def test_a_failed_signature_keeps_the_input_and_marks_the_fields(world):
     assert 'name="intended_use" required minlength="20" maxlength="5000" rows="4" ' \
            'aria-invalid="true"' in html
     assert "binds you personally" in html and "field 'accept'" in html
+
+
+def test_can_access_many_decides_as_can_access(world, app):
+    """The batch gate (the re-run planner's: one query for every uploader) gives each persona
+    the decision `can_access` gives it, for every action."""
+    from leaderboard.server.access.gate import WHATS, can_access_many
+
+    with app.app_context(), app.extensions["lb_db"].scope() as s:
+        bench = get_benchmark(s, world.key)
+        users = [s.get(User, uid) for uid in world.users.values()]
+        for what in WHATS:
+            many = can_access_many(s, users, bench, what)
+            assert many == {u.id: can_access(s, u, bench, what) for u in users}, what
+        assert can_access_many(s, [], bench, "items") == {}

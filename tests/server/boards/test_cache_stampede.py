@@ -123,3 +123,24 @@ def test_superseded_versions_are_replaced(r):
         a.invalidate("demo")
     entries = [k for k in r.scan_iter("lb:boards:v:*")]
     assert len(entries) == 1
+
+
+def test_a_rebuild_never_decodes_the_previous_version(r, monkeypatch):
+    """Issue 37: the generations are compared without decoding the value; the previous version
+    is decoded only when it is served; an entry of the former format (one JSON list) is a miss."""
+    import json
+
+    from leaderboard.server.boards import cache as mod
+    a = mod.BoardCache(redis_client=r)
+    a.get_or_compute("demo", ("k",), lambda: {"v": 1})
+    a.invalidate("demo")
+    decoded = []
+    real = mod._value
+    monkeypatch.setattr(mod, "_value", lambda e: decoded.append(1) or real(e))
+    assert a.get_or_compute("demo", ("k",), lambda: {"v": 2}) == {"v": 2}
+    assert decoded == []
+    b = mod.BoardCache(redis_client=r)
+    assert b.get_or_compute("demo", ("k",), lambda: 1 / 0) == {"v": 2}
+    assert decoded == [1]
+    r.set(a._redis_key("demo", ("old",)), json.dumps([list(a._generations("demo")), 5]))
+    assert b.get_or_compute("demo", ("old",), lambda: 6) == 6
