@@ -54,7 +54,11 @@ def test_worker_started_without_redis_waits_and_then_works(stopped_redis, tmp_pa
         proc.terminate()
         # RQ's warm shutdown also stops the worker's scheduler process: on a loaded machine
         # (CI beside other work) that took over 30 s once
-        assert proc.wait(timeout=90) == 0, text()
+        try:
+            rc = proc.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"the worker did not stop within 90 s of SIGTERM:\n{text()}")
+        assert rc == 0, text()
     finally:
         if proc.poll() is None:
             proc.kill()

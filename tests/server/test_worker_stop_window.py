@@ -36,3 +36,33 @@ def test_stop_requested_before_rq_handlers_ends_the_worker(redis_url):
         assert not worker_mod.Worker.all(connection=conn)  # it unregistered on the way out
     finally:
         conn.close()
+
+
+def test_a_child_forked_under_the_wrappers_handler_still_dies_on_sigterm():
+    """RQ forks its scheduler process before installing its handlers; the worker's warm shutdown
+    SIGTERMs that child and joins it without a timeout. A child that had not yet put its own
+    handlers in place ran the wrapper's handler, which only noted the request: the join, and the
+    worker, waited forever."""
+    import multiprocessing
+    import os
+    import signal
+
+    stop = worker_mod._Stop()
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    stop.install()
+    try:
+        child = multiprocessing.get_context("fork").Process(target=time.sleep, args=(30,))
+        child.start()
+        time.sleep(0.2)
+        os.kill(child.pid, signal.SIGTERM)
+        child.join(timeout=10)
+        alive = child.is_alive()
+        if alive:
+            child.kill()
+            child.join()
+        assert not alive, "the child ignored SIGTERM"
+        assert child.exitcode == -signal.SIGTERM
+        assert not stop.requested  # the parent's own state is untouched
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)

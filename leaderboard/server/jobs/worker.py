@@ -71,16 +71,27 @@ def _redis_answers(conn: redis.Redis) -> bool:
 
 
 class _Stop:
-    """SIGTERM / SIGINT while no RQ worker runs (RQ installs its own handlers in ``work``)."""
+    """SIGTERM / SIGINT while no RQ worker runs (RQ installs its own handlers in ``work``).
+
+    A process forked while it is installed (RQ's scheduler process, forked by ``work`` before
+    RQ installs its handlers) inherits it until it installs its own: there a signal must do
+    what it does by default, end the process, or the worker's warm shutdown, which SIGTERMs the
+    scheduler and joins it without a timeout, waits forever (CI saw the worker hang)."""
 
     def __init__(self):
         self.requested = False
+        self.pid = os.getpid()
 
     def install(self) -> None:
+        self.pid = os.getpid()
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self._set)
 
     def _set(self, signum, frame) -> None:
+        if os.getpid() != self.pid:  # a forked child: the default action
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
         self.requested = True
 
 
