@@ -138,6 +138,13 @@ def load_image(
                 if not watchdog.tripped.is_set():
                     raise EngineError(f"Docker could not load the image: {exc}") from None
                 ids = set()
+            except Exception:  # noqa: BLE001 - see below
+                # the watchdog closed the response while the reader was inside http.client
+                # (AttributeError: its fp is gone, ValueError: closed file, ...): the trip
+                # is what happened, reported below; anything else is not ours to hide
+                if not watchdog.tripped.is_set():
+                    raise
+                ids = set()
     if watchdog.tripped.is_set():
         for image_id in ids | {private_id}:  # only ever removes what carries this deployment's label
             remove_image(client, image_id, deployment=deployment)
