@@ -27,6 +27,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "perf"))
 
+from bench_method_pages import cold_reads  # noqa: E402
 from bench_scale import METRICS, T0  # noqa: E402
 
 BOARD = "/api/v1/boards/loki/detection/test"
@@ -106,7 +107,6 @@ def main(argv=None) -> int:
     url = f"sqlite:///{tmp / 'lb.db'}"
     print(json.dumps({"n": args.submissions, **load(url, args.submissions, args.seed)}),
           flush=True)
-    from leaderboard.server.boards.cache import invalidate_boards
     from leaderboard.server.web import create_app
     app = create_app({"DATABASE_URL": url, "DATA_DIR": str(tmp / "data"),
                       "SECRET_KEY": "bench", "COOKIE_SECURE": "0",
@@ -115,14 +115,7 @@ def main(argv=None) -> int:
     client = app.test_client()
 
     def timed(path: str) -> tuple[list[float], dict]:
-        cold = []
-        for _ in range(args.tries):
-            with app.app_context():
-                invalidate_boards()
-            t = time.perf_counter()
-            resp = client.get(path)
-            cold.append(1000 * (time.perf_counter() - t))
-            assert resp.status_code == 200, (path, resp.get_data(as_text=True)[:300])
+        cold, resp = cold_reads(app, client, path, args.tries)
         return cold, resp.get_json()
 
     def line(label: str, cold: list[float], **extra) -> None:

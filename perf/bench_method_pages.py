@@ -69,6 +69,23 @@ READS = {
 }
 
 
+def cold_reads(app, client, path: str, tries: int) -> tuple[list[float], object]:
+    """``tries`` reads of ``path``, each right after the whole board cache is cleared: (their
+    times in ms, the last response); any answer but 200 stops the bench naming the path."""
+    from leaderboard.server.boards.cache import invalidate_boards
+
+    cold = []
+    for _ in range(tries):
+        with app.app_context():
+            invalidate_boards()
+        t = time.perf_counter()
+        resp = client.get(path)
+        cold.append(1000 * (time.perf_counter() - t))
+        assert resp.status_code == 200, (path, resp.status_code,
+                                         resp.get_data(as_text=True)[:300])
+    return cold, resp
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--submissions", type=int, default=50_000)
@@ -102,7 +119,6 @@ def main(argv=None) -> int:
             ensure_method(conn, team_id=1, name="Bench method")
             args.submissions = conn.execute(text("SELECT count(*) FROM submission")).scalar()
         engine.dispose()
-        from leaderboard.server.boards.cache import invalidate_boards
         from leaderboard.server.web import create_app
         tmp = pathlib.Path(tempfile.mkdtemp(prefix="bench-methods-"))
         app = create_app({"DATABASE_URL": url, "DATA_DIR": str(tmp / "data"),
@@ -114,15 +130,7 @@ def main(argv=None) -> int:
                    "cache": "redis" if args.redis_url else "file"}
         def timed(path):
             """(cold times in ms, warm time in ms, the last cold response's JSON or None)."""
-            cold = []
-            for _ in range(args.tries):
-                with app.app_context():
-                    invalidate_boards()
-                t = time.perf_counter()
-                resp = client.get(path)
-                cold.append(1000 * (time.perf_counter() - t))
-                assert resp.status_code == 200, (path, resp.status_code,
-                                                 resp.get_data(as_text=True)[:300])
+            cold, resp = cold_reads(app, client, path, args.tries)
             t = time.perf_counter()
             client.get(path)
             warm = 1000 * (time.perf_counter() - t)
